@@ -1,0 +1,4 @@
+#include "version.h"
+namespace persim {
+const char *version() { return "0.1.0"; }
+}

@@ -1,0 +1,4 @@
+#pragma once
+namespace persim {
+const char *version();
+}

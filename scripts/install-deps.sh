@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs persim's build and run dependencies from Debian 12 packages. Idempotent: packages
+# already present are not touched, and nothing is downloaded from anywhere but Debian's archive.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config ninja-build python3
+  libsystemc-dev            # SystemC 2.3 + TLM-2.0 (C++17 ABI)
+  googletest libgtest-dev   # unit and integration tests
+  nlohmann-json3-dev        # config / stats JSON
+  verilator                 # RTL lint and co-simulation
+  yosys                     # synthesis for area reports
+  qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
+  python3-matplotlib        # result plots (PNG)
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,58 @@
+/* persim: workload registry. A workload generates a program (per-warp op streams stating
+ * ordering intent), the initial memory image it runs on, and verifies the final image with an
+ * independent reference computation (sums, KVS contents, ...). Deterministic in (size, seed). */
+#ifndef PERSIM_WORKLOAD_H
+#define PERSIM_WORKLOAD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "op.h"
+#include "../cores/mem_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wl_params {
+    uint64_t size;              /* workload size knob (meaning per workload, see size_desc) */
+    uint64_t seed;              /* input data seed */
+    uint32_t num_sms;           /* GPU SMs (for grid sizing) */
+    uint32_t max_threads_per_block;
+    uint64_t pm_base;           /* first PM address */
+    uint64_t vol_base;          /* first volatile address */
+} wl_params;
+
+typedef struct persim_workload {
+    const char *name;           /* CLI name, e.g. "gpkvs" */
+    const char *desc;           /* one line */
+    const char *size_desc;      /* what --size means, e.g. "key-value pairs inserted" */
+    const char *pmo;            /* ordering used: "intra-thread", "block/device inter-thread", ... */
+    const char *recovery;       /* "logging" or "native" (SBRP Table 2) */
+    uint64_t    default_size;   /* size used when --size is not given */
+    uint64_t    small_size;     /* size used by tests and the demo */
+    /* Builds the program and the initial image; *ctx receives what verify needs. 0 or -1 (+err). */
+    int  (*build)(const wl_params *prm, persim_prog *prog, mem_image *init, void **ctx,
+                  char *err, size_t errlen);
+    /* Checks the final memory image; 0 = correct, else -1 with a message naming what differs. */
+    int  (*verify)(const void *ctx, const mem_image *final_image, char *msg, size_t msglen);
+    void (*free_ctx)(void *ctx);
+} persim_workload;
+
+const persim_workload *wl_find(const char *name);
+/* All registered workloads, NULL-terminated, in a fixed order. */
+const persim_workload *const *wl_all(void);
+
+/* ---- helpers for generators (workloads/wl_util.c) ---- */
+typedef struct wl_rng { uint64_t s; } wl_rng;           /* splitmix64 */
+void     wl_rng_seed(wl_rng *r, uint64_t seed);
+uint64_t wl_rng_next(wl_rng *r);
+uint64_t wl_rng_below(wl_rng *r, uint64_t n);           /* uniform in [0, n) */
+
+typedef struct wl_alloc { uint64_t pm_next, vol_next; } wl_alloc;   /* bump allocator */
+void     wl_alloc_init(wl_alloc *a, const wl_params *prm);
+uint64_t wl_alloc_pm(wl_alloc *a, uint64_t bytes);      /* 128-byte aligned */
+uint64_t wl_alloc_vol(wl_alloc *a, uint64_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
