@@ -4,6 +4,7 @@
 #   make bench       simulation speed for a fixed set of runs
 #   make build       just build (SAN=1 for the sanitizer build in build-san/)
 SHELL   := /bin/bash
+.DEFAULT_GOAL := all
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 SAN     ?= 0
 ifeq ($(SAN),1)
@@ -16,6 +17,9 @@ endif
 PERSIM  := $(BUILD)/persim
 
 .PHONY: all deps configure build test demo bench clean help
+
+# Extra targets from other areas (rtl/area/coverage, figures ...)
+-include mk/*.mk
 all: build
 
 help:

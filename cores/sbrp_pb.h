@@ -18,8 +18,11 @@
  *          oFence and block-scope pAcq/pRel never stall. dFence and device-scope pAcq/pRel set
  *          the warp's ODM bit: the warp is stalled; when the entry reaches the head its ODM bits
  *          move to EDM; when ACTR reaches zero the EDM bits clear and the warp resumes.
- *   drain  (head processing): an ordering entry at the head retires: oFence / block pAcq / pRel
- *          OR their warps into FSM; dFence / device entries move their warps from ODM to EDM.
+ *   drain  (head processing): an ordering entry at the head retires: oFence / block pRel OR into
+ *          FSM those of their warps that have persists in flight (flushed or evicted since ACTR
+ *          was last zero: FSM = "warps whose persists are currently being flushed", section 6);
+ *          block pAcq ORs its warps into FSM whenever ACTR > 0 (an acquire inherits everything in
+ *          flight); dFence / device entries move their warps from ODM to EDM.
  *          A persist entry at the head whose warp mask intersects FSM waits until ACTR is zero
  *          (then FSM clears); otherwise it is flushed: removed, ACTR incremented, its line
  *          returned to the caller to write back.

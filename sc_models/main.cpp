@@ -1,3 +1,265 @@
+// persim command line: run, trace, list.
 #include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+#include <systemc>
+#include "config.h"
+#include "persist_model.h"
+#include "sim.h"
 #include "version.h"
-int sc_main(int, char **) { std::printf("persim %s\n", persim::version()); return 0; }
+extern "C" {
+#include "func_exec.h"
+#include "trace.h"
+#include "workload.h"
+}
+
+using namespace persim;
+
+// SystemC prints its banner while the program's static objects are constructed; a high-priority
+// constructor runs first and turns it off (set SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=0 to see it).
+__attribute__((constructor(101))) static void quiet_systemc_banner()
+{
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+}
+
+namespace {
+
+const char *kUsage =
+    "persim %s - simulator of persistent-memory ordering hardware for GPUs\n"
+    "\n"
+    "usage:\n"
+    "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
+    "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
+    "  persim list  [models|workloads|keys]                              what can be chosen, with defaults and units\n"
+    "  persim --version | --help\n"
+    "\n"
+    "run/trace options:\n"
+    "  --config FILE      JSON system config (repeatable; later files override earlier ones),\n"
+    "                     e.g. configs/gpu_sbrp_table1.json\n"
+    "  --model M          persistency model: epoch, gpm, sbrp (see `persim list models`)\n"
+    "  --workload W       built-in workload (see `persim list workloads`)\n"
+    "  --trace FILE       run a trace file (format: docs/trace-format.md)\n"
+    "  --size S           workload size knob (= --set workload.size=S); `small` = the workload's\n"
+    "                     test size, `default` = its paper-scale size\n"
+    "  --seed N           input seed (= --set sim.seed=N)\n"
+    "  --set KEY=VALUE    override one config key (repeatable), e.g. --set system.pm_placement=near\n"
+    "  --out DIR          where stats.json and config.json go (run; default results/runs/<name>);\n"
+    "                     trace: output file (default: stdout)\n"
+    "  --csv FILE         CSV file to append the run's row to (default: <out>/../runs.csv)\n"
+    "  --vcd FILE         VCD waveform of each SM's persist-buffer occupancy and ACTR\n"
+    "  --quiet            no progress lines and no summary table\n"
+    "\n"
+    "exit status: 0 ok, 1 bad input, 3 simulated deadlock or time limit, 4 functional check failed\n";
+
+[[noreturn]] void die(const std::string &msg, int code = EXIT_BAD_INPUT)
+{
+    std::fprintf(stderr, "persim: %s\n", msg.c_str());
+    std::exit(code);
+}
+
+struct Args {
+    std::string cmd;
+    std::vector<std::string> configs, sets;
+    std::string model = "sbrp", workload, trace, out, csv, vcd, size, seed;
+    bool quiet = false;
+    std::vector<std::string> positional;
+};
+
+Args parse(int argc, char **argv)
+{
+    Args a;
+    if (argc < 2) {
+        std::printf(kUsage, version());
+        std::exit(EXIT_BAD_INPUT);
+    }
+    a.cmd = argv[1];
+    if (a.cmd == "--help" || a.cmd == "-h" || a.cmd == "help") {
+        std::printf(kUsage, version());
+        std::exit(0);
+    }
+    if (a.cmd == "--version") {
+        std::printf("persim %s\n", version());
+        std::exit(0);
+    }
+    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list") die("unknown command '" + a.cmd + "' (try persim --help)");
+    for (int i = 2; i < argc; ++i) {
+        std::string s = argv[i];
+        auto val = [&](const char *opt) -> std::string {
+            if (i + 1 >= argc) die(std::string("option ") + opt + " needs a value");
+            return argv[++i];
+        };
+        if (s == "--help" || s == "-h") {
+            std::printf(kUsage, version());
+            std::exit(0);
+        } else if (s == "--config") a.configs.push_back(val("--config"));
+        else if (s == "--set") a.sets.push_back(val("--set"));
+        else if (s == "--model") a.model = val("--model");
+        else if (s == "--workload") a.workload = val("--workload");
+        else if (s == "--trace") a.trace = val("--trace");
+        else if (s == "--out" || s == "-o") a.out = val("--out");
+        else if (s == "--csv") a.csv = val("--csv");
+        else if (s == "--vcd") a.vcd = val("--vcd");
+        else if (s == "--size") a.size = val("--size");
+        else if (s == "--seed") a.seed = val("--seed");
+        else if (s == "--quiet" || s == "-q") a.quiet = true;
+        else if (!s.empty() && s[0] == '-') die("unknown option '" + s + "' (try persim --help)");
+        else a.positional.push_back(s);
+    }
+    return a;
+}
+
+Config build_config(const Args &a)
+{
+    Config c;
+    for (const auto &f : a.configs) c.load_file(f);
+    for (const auto &kv : a.sets) c.set_kv(kv);
+    if (!a.size.empty() && a.size != "small" && a.size != "default") c.set_kv("workload.size=" + a.size, "--size");
+    if (!a.seed.empty()) c.set_kv("sim.seed=" + a.seed, "--seed");
+    return c;
+}
+
+std::string fmt_default(const ParamDef &p)
+{
+    if (p.key == "system.pm_base") {
+        char b[32];
+        std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)p.def.get<int64_t>());
+        return b;
+    }
+    return p.def.is_string() ? p.def.get<std::string>() : p.def.dump();
+}
+
+int cmd_list(const Args &a)
+{
+    std::string what = a.positional.empty() ? "all" : a.positional[0];
+    if (what != "all" && what != "models" && what != "workloads" && what != "keys")
+        die("list: unknown topic '" + what + "' (models, workloads or keys)");
+    if (what == "all" || what == "models") {
+        std::printf("models:\n");
+        for (auto *m : all_models()) std::printf("  %-10s %s\n", m->name, m->desc);
+    }
+    if (what == "all" || what == "workloads") {
+        std::printf("%sworkloads:\n", what == "all" ? "\n" : "");
+        std::printf("  %-12s %-10s %-10s %-26s %s\n", "name", "default", "small", "ordering", "size means / description");
+        for (const persim_workload *const *w = wl_all(); *w; ++w)
+            std::printf("  %-12s %-10llu %-10llu %-26s %s; %s (recovery: %s)\n", (*w)->name,
+                        (unsigned long long)(*w)->default_size, (unsigned long long)(*w)->small_size, (*w)->pmo,
+                        (*w)->size_desc, (*w)->desc, (*w)->recovery);
+    }
+    if (what == "all" || what == "keys") {
+        std::printf("%sconfig keys (JSON files nest them: {\"nvm\": {\"read_latency_ns\": 300}}):\n", what == "all" ? "\n" : "");
+        std::printf("  %-28s %-14s %-12s %s\n", "key", "default", "unit", "description");
+        for (const auto &p : config_schema()) {
+            std::string d = p.desc;
+            if (!p.choices.empty()) {
+                d += " {";
+                for (size_t i = 0; i < p.choices.size(); ++i) d += (i ? "|" : "") + p.choices[i];
+                d += "}";
+            }
+            std::printf("  %-28s %-14s %-12s %s\n", p.key.c_str(), fmt_default(p).c_str(), p.unit.c_str(), d.c_str());
+        }
+    }
+    return 0;
+}
+
+int cmd_trace(const Args &a)
+{
+    if (a.workload.empty()) die("trace: --workload is required");
+    Config c = build_config(a);
+    const persim_workload *wl = wl_find(a.workload.c_str());
+    if (!wl) die("unknown workload '" + a.workload + "' (see persim list workloads)");
+    wl_params prm{};
+    prm.size = c.i("workload.size") ? (uint64_t)c.i("workload.size") : a.size == "small" ? wl->small_size : wl->default_size;
+    prm.seed = (uint64_t)c.i("sim.seed");
+    prm.num_sms = (uint32_t)c.i("gpu.num_sms");
+    prm.max_threads_per_block = (uint32_t)c.i("gpu.max_threads_per_block");
+    prm.pm_base = (uint64_t)c.i("system.pm_base");
+    prm.vol_base = PERSIM_VOL_BASE;
+    persim_prog *p = prog_new();
+    mem_image *img = mem_new();
+    void *ctx = nullptr;
+    char err[1024] = {0};
+    if (wl->build(&prm, p, img, &ctx, err, sizeof err) != 0) die("workload '" + a.workload + "': " + err);
+    // Dump every 128-byte chunk the program touches; add `expect` lines for the chunks it writes,
+    // computed by the functional reference executor.
+    uint64_t *chunks = nullptr, *wchunks = nullptr;
+    size_t n = trace_prog_chunks(p, 0, &chunks), nw = trace_prog_chunks(p, 1, &wchunks);
+    std::vector<trace_region> rg, wrg;
+    for (size_t i = 0; i < n; ++i) rg.push_back({chunks[i] << 7, 128});
+    for (size_t i = 0; i < nw; ++i) wrg.push_back({wchunks[i] << 7, 128});
+    mem_image *fin = mem_clone(img);
+    if (func_exec(p, fin, 0, err, sizeof err) != 0) die(std::string("functional execution failed: ") + err);
+    FILE *f = stdout;
+    if (!a.out.empty() && a.out != "-") {
+        f = std::fopen(a.out.c_str(), "w");
+        if (!f) die(a.out + ": cannot open for writing");
+    }
+    std::string comment = "workload " + a.workload + " size " + std::to_string(prm.size) + " seed " +
+                          std::to_string(prm.seed) + " (persim " + version() + ")";
+    bool ok = trace_write_stream(f, p, img, rg.data(), rg.size(), comment.c_str()) == 0 &&
+              trace_write_expects(f, p, fin, wrg.data(), wrg.size()) == 0;
+    ok = (std::fflush(f) == 0) && ok;
+    if (f != stdout) ok = (std::fclose(f) == 0) && ok;
+    if (!ok) die((a.out.empty() ? std::string("stdout") : a.out) + ": write failed");
+    free(chunks);
+    free(wchunks);
+    mem_free(fin);
+    mem_free(img);
+    if (ctx) wl->free_ctx(ctx);
+    prog_free(p);
+    return 0;
+}
+
+int cmd_run(const Args &a)
+{
+    RunSpec s;
+    s.cfg = build_config(a);
+    s.model = a.model;
+    s.workload = a.workload;
+    s.trace = a.trace;
+    s.out_dir = a.out;
+    s.csv = a.csv;
+    s.vcd = a.vcd;
+    s.quiet = a.quiet;
+    s.small = a.size == "small";
+    RunResult r = run_simulation(s);
+    if (!a.quiet) {
+        const auto &sm = r.stats["summary"];
+        auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].get<double>() : 0.0; };
+        std::printf("persim %s: model %s, %s, %s\n", version(), s.model.c_str(), s.cfg.s("system.pm_placement").c_str(),
+                    s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str());
+        std::printf("  status            %s%s\n", r.status.c_str(), r.verified ? " (results verified)" : "");
+        std::printf("  simulated time    %.3f us (%llu cycles)\n", v("sim_ns") / 1000.0, (unsigned long long)r.cycles);
+        std::printf("  warp instructions %.0f (IPC %.2f)\n", v("warp_instructions"), v("ipc"));
+        std::printf("  PM writes         %.0f issued, %.0f flushed, %.0f persisted\n", v("pm_stores"), v("pm_flushes"),
+                    v("persisted_writes"));
+        std::printf("  NVM               %.2f GB/s write, %.2f GB/s read\n", v("nvm_write_bw"), v("nvm_read_bw"));
+        std::printf("  L1 PM read misses %.0f\n", v("l1_pm_read_misses"));
+        std::printf("  stalls (warp-cyc) edm %.0f  odm %.0f  barrier %.0f  acquire %.0f  pb_full %.0f\n",
+                    v("stall_edm_cycles"), v("stall_odm_cycles"), v("stall_barrier_cycles"), v("stall_acquire_cycles"),
+                    v("stall_pb_full_cycles"));
+        std::printf("  host time         %.2f s (%.2f M warp-instr/s)\n", r.host_seconds,
+                    r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0.0);
+        if (!r.out_dir.empty()) std::printf("  output            %s/{stats,config}.json\n", r.out_dir.c_str());
+    }
+    if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
+    return r.code;
+}
+
+} // namespace
+
+int sc_main(int argc, char **argv)
+{
+    try {
+        Args a = parse(argc, argv);
+        if (a.cmd == "list") return cmd_list(a);
+        if (!a.positional.empty()) die("unexpected argument '" + a.positional[0] + "'");
+        if (a.cmd == "trace") return cmd_trace(a);
+        return cmd_run(a);
+    } catch (const ConfigError &e) {
+        die(e.what());
+    } catch (const std::exception &e) {
+        die(std::string("internal error: ") + e.what(), 2);
+    }
+}

@@ -2,6 +2,9 @@
 // (gtest_discover_tests passes --gtest_filter), because SystemC cannot elaborate twice.
 #include <gtest/gtest.h>
 #include <systemc>
+#include <cstdlib>
+
+__attribute__((constructor(101))) static void quiet_systemc_banner() { setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0); }
 
 int sc_main(int argc, char **argv)
 {

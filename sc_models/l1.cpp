@@ -1,0 +1,348 @@
+#include "l1.h"
+#include <cstring>
+#include "cores_util.h"
+#include "l2.h"
+
+namespace persim {
+using namespace sc_core;
+
+namespace {
+struct SkipCtx { const cache *c; const sbrp_pb *pb; };
+// Victim filter: skip PM lines whose PB entry may not leave L1 yet.
+int skip_pinned(void *vctx, uint32_t idx)
+{
+    auto *ctx = static_cast<SkipCtx *>(vctx);
+    const cache_line *l = cache_line_at_const(ctx->c, (int32_t)idx);
+    if (!l->present || l->pb_index == CACHE_NO_PB || !ctx->pb) return 0;
+    return !sbrp_pb_can_evict(ctx->pb, l->pb_index);
+}
+} // namespace
+
+L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool use_pb, L1Client *client)
+    : sc_module(n), isock("isock"), sm_(sm_id), client_(client),
+      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_((uint64_t)c.i("system.pm_base")),
+      hit_ps_(cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps)), period_ps_(period_ps)
+{
+    cache_cfg cc{};
+    cc.size_bytes = (uint32_t)(c.i("l1.size_kb") * 1024);
+    cc.line_bytes = line_bytes_;
+    cc.assoc = (uint32_t)c.i("l1.assoc");
+    cmem_.resize((cache_bytes(&cc) + 7) / 8);
+    if (cache_init(cmem_.data(), &cc) != 0)
+        throw ConfigError("l1: invalid cache geometry (l1.size_kb, l1.line_bytes, l1.assoc)");
+    cache_ = reinterpret_cast<cache *>(cmem_.data());
+    if (use_pb) {
+        sbrp_pb_cfg pc{};
+        uint32_t lines = cache_num_lines(cache_);
+        int64_t e = c.i("persist.pb_entries");
+        if (e == 0) e = (int64_t)((double)lines * c.f("persist.pb_coverage_pct") / 100.0 + 0.5);
+        if (e < 1) e = 1;
+        pc.entries = (uint32_t)e;
+        pc.warps = (uint32_t)c.i("gpu.max_warps_per_sm");
+        pc.lines = lines;
+        std::string pol = c.s("persist.flush_policy");
+        pc.policy = pol == "eager" ? SBRP_EAGER : pol == "lazy" ? SBRP_LAZY : SBRP_WINDOW;
+        pc.window = (uint32_t)c.i("persist.window");
+        pbmem_.resize((sbrp_pb_bytes(&pc) + 7) / 8);
+        if (sbrp_pb_init(pbmem_.data(), &pc) != 0)
+            throw ConfigError("persist: invalid persist-buffer configuration (persist.pb_entries / pb_coverage_pct)");
+        pb_ = reinterpret_cast<sbrp_pb *>(pbmem_.data());
+        pb_hist_.init(pc.entries);
+    }
+    SC_METHOD(ack_method);
+    sensitive << ack_ev_;
+    dont_initialize();
+}
+
+void L1::touch_pb_stats()
+{
+    if (!pb_) return;
+    pb_hist_.update(now_ps(), sbrp_pb_count(pb_));
+    actr_mirror_ = sbrp_pb_actr(pb_);
+}
+
+void L1::trace(sc_trace_file *tf)
+{
+    if (!pb_) return;
+    sc_trace(tf, pb_hist_.cur, std::string(name()) + ".pb_occupancy");
+    sc_trace(tf, actr_mirror_, std::string(name()) + ".actr");
+}
+
+void L1::schedule_ack(uint64_t at, uint64_t seq, bool pb_ack)
+{
+    acks_.push(Ack{at, seq, pb_ack});
+    ack_ev_.notify(ps(acks_.top().at - now_ps()));
+}
+
+void L1::writeback(int32_t idx, bool tracked, bool pb_persist)
+{
+    cache_line *l = cache_line_at(cache_, idx);
+    const bool pm = l->pm;
+    MemReq req(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
+    std::memcpy(req.data, cache_data(cache_, idx), line_bytes_);
+    req.ext.mask[0] = l->dirty[0];
+    req.ext.mask[1] = l->dirty[1];
+    req.ext.pm = pm;
+    req.ext.persist = pm;
+    req.ext.sm = sm_;
+    sc_time d = SC_ZERO_TIME;
+    isock->b_transport(req.gp, d);
+    const uint64_t at = now_ps() + d.value();
+    cache_clean(cache_, idx);
+    l->pb_index = CACHE_NO_PB;
+    ++st_.writebacks;
+    if (pm) {
+        ++st_.pm_persists;
+        st_.persist_ack_ps += d.value();
+    } else {
+        ++st_.vol_writebacks;
+    }
+    if (pb_persist) {
+        schedule_ack(at, 0, true);
+    } else if (tracked || pm) {
+        // Epoch/GPM: every PM write-back (and volatile ones a fence waits for) is tracked.
+        uint64_t s = next_seq_++;
+        outstanding_.insert(s);
+        last_tracked_ = s;
+        schedule_ack(at, s, false);
+    }
+}
+
+void L1::ack_method()
+{
+    const uint64_t t = now_ps();
+    bool pb_changed = false, tick = false;
+    while (!acks_.empty() && acks_.top().at <= t) {
+        Ack a = acks_.top();
+        acks_.pop();
+        ++st_.acks;
+        if (a.pb) {
+            sbrp_pb_ack(pb_);
+            pb_changed = true;
+        } else {
+            outstanding_.erase(a.seq);
+            tick = true;
+        }
+    }
+    if (!acks_.empty()) ack_ev_.notify(ps(acks_.top().at - t));
+    if (pb_changed) pump();
+    if (tick) client_->on_ticket_progress();
+}
+
+void L1::pump()
+{
+    uint32_t line;
+    sbrp_drain r;
+    while ((r = sbrp_pb_drain(pb_, &line)) != SBRP_DRAIN_IDLE) {
+        if (r == SBRP_DRAIN_FLUSH) writeback((int32_t)line, false, true);
+    }
+    touch_pb_stats();
+    client_->on_pb_change(sbrp_pb_stalled(pb_));
+}
+
+L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why)
+{
+    (void)t;
+    SkipCtx ctx{cache_, pb_};
+    int32_t v = pb_ ? cache_victim_filtered(cache_, la, skip_pinned, &ctx) : cache_victim(cache_, la);
+    if (v < 0) {
+        // Every way holds a persist that may not leave L1 yet: stall the warp in the EDM on the
+        // LRU line's entry (SBRP 6.1, "Eviction").
+        int32_t lru = cache_victim(cache_, la);
+        uint32_t dummy;
+        ++st_.evict_stalls;
+        sbrp_result r = sbrp_pb_evict(pb_, warp, cache_line_at(cache_, lru)->pb_index, &dummy);
+        if (r == SBRP_OK) {           // became evictable meanwhile
+            writeback(lru, false, true);
+            v = lru;
+        } else {
+            *why = StallWhy::EDM;
+            pump();
+            return Evict::STALL;
+        }
+    } else {
+        cache_line *l = cache_line_at(cache_, v);
+        if (l->present) {
+            ++st_.evictions;
+            if (pb_ && l->pb_index != CACHE_NO_PB) {
+                uint32_t line;
+                if (sbrp_pb_evict(pb_, warp, l->pb_index, &line) != SBRP_OK) {
+                    *why = StallWhy::EDM;
+                    ++st_.evict_stalls;
+                    pump();
+                    return Evict::STALL;
+                }
+                writeback(v, false, true);
+                touch_pb_stats();
+            } else if (cache_is_dirty(cache_, v)) {
+                writeback(v, false, false);
+            }
+        }
+    }
+    if (cache_line_at(cache_, v)->present) cache_invalidate(cache_, v);
+    *idx = v;
+    return Evict::OK;
+}
+
+L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t)
+{
+    const bool pm = la * line_bytes_ >= pm_base_;
+    ++st_.loads;
+    if (pm) ++st_.pm_loads;
+    int32_t idx = cache_lookup(cache_, la);
+    if (idx >= 0 && cache_range_valid(cache_, idx, off, len)) {
+        ++st_.load_hits;
+        cache_line *l = cache_line_at(cache_, idx);
+        if (l->ready_ps > t + hit_ps_) ++st_.mshr_merges;
+        cache_touch(cache_, idx);
+        return L1Result{true, true, StallWhy::NONE, std::max(t + hit_ps_, l->ready_ps)};
+    }
+    if (idx < 0) {
+        StallWhy why;
+        if (make_room(warp, la, &idx, t, &why) == Evict::STALL) return L1Result{false, false, why, 0};
+        cache_install(cache_, idx, la, pm);
+    }
+    if (pm) ++st_.pm_load_misses; else ++st_.vol_load_misses;
+    MemReq req(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+    req.ext.pm = pm;
+    req.ext.sm = sm_;
+    sc_time d = ps(t + hit_ps_ - now_ps());
+    isock->b_transport(req.gp, d);
+    const uint64_t ready = now_ps() + d.value();
+    cache_fill(cache_, idx, req.data);
+    cache_line_at(cache_, idx)->ready_ps = ready;
+    cache_touch(cache_, idx);
+    return L1Result{true, true, StallWhy::NONE, ready};
+}
+
+L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t)
+{
+    const bool pm = la * line_bytes_ >= pm_base_;
+    int32_t idx = cache_lookup(cache_, la);
+    if (idx < 0) {
+        StallWhy why;
+        if (make_room(warp, la, &idx, t, &why) == Evict::STALL) return L1Result{false, false, why, 0};
+        cache_install(cache_, idx, la, pm);
+        ++st_.store_misses;
+    }
+    if (pm && pb_) {
+        cache_line *l = cache_line_at(cache_, idx);
+        uint32_t entry;
+        sbrp_result r = sbrp_pb_store(pb_, warp, (uint32_t)idx, l->pb_index, &entry);
+        if (r == SBRP_STALL_ORDER || r == SBRP_STALL_FULL) {
+            pump();
+            return L1Result{false, false, r == SBRP_STALL_ORDER ? StallWhy::EDM : StallWhy::PB_FULL, 0};
+        }
+        if (r == SBRP_ALLOCATED) l->pb_index = (uint16_t)entry;
+    }
+    ++st_.stores;
+    if (pm) ++st_.pm_stores;
+    cache_write_masked(cache_, idx, data, mask, line_bytes_);
+    cache_touch(cache_, idx);
+    if (pm && pb_) pump();
+    return L1Result{true, true, StallWhy::NONE, t + period_ps_};
+}
+
+L1Result L1::pb_fence(uint32_t warp, sbrp_type type)
+{
+    sbrp_result r = sbrp_pb_fence(pb_, warp, type);
+    pump();
+    if (r == SBRP_STALL_FULL) return L1Result{false, false, StallWhy::PB_FULL, 0};
+    if (r == SBRP_STALL_FENCE) {
+        bool still = (sbrp_pb_stalled(pb_) >> warp) & 1;
+        if (still) return L1Result{false, true, StallWhy::ODM, 0};
+    }
+    return L1Result{true, true, StallWhy::NONE, now_ps() + period_ps_};
+}
+
+uint64_t L1::flush(bool pm, bool vol)
+{
+    std::vector<int32_t> lines(cache_num_lines(cache_));
+    uint32_t n = cache_collect_dirty(cache_, pm && vol ? -1 : (pm ? 1 : 0), lines.data(), (uint32_t)lines.size());
+    for (uint32_t i = 0; i < n; ++i) {
+        const cache_line *l = cache_line_at_const(cache_, lines[i]);
+        if (l->pb_index != CACHE_NO_PB) continue;   // SBRP persists leave only in PB order
+        writeback(lines[i], true, false);
+    }
+    return last_tracked_;
+}
+
+void L1::invalidate_clean(bool pm_only)
+{
+    uint32_t n = cache_num_lines(cache_);
+    for (uint32_t i = 0; i < n; ++i) {
+        const cache_line *l = cache_line_at_const(cache_, (int32_t)i);
+        if (!l->present || (pm_only && !l->pm) || cache_is_dirty(cache_, (int32_t)i) || l->pb_index != CACHE_NO_PB)
+            continue;
+        cache_invalidate(cache_, (int32_t)i);
+        ++st_.invalidations;
+    }
+}
+
+void L1::set_drain_all(bool on)
+{
+    if (!pb_) return;
+    sbrp_pb_drain_all(pb_, on ? 1 : 0);
+    pump();
+}
+
+bool L1::pb_idle() const { return !pb_ || (sbrp_pb_empty(pb_) && sbrp_pb_actr(pb_) == 0); }
+
+void L1::drain_functional(mem_image *img)
+{
+    uint32_t n = cache_num_lines(cache_);
+    for (uint32_t i = 0; i < n; ++i) {
+        const cache_line *l = cache_line_at_const(cache_, (int32_t)i);
+        if (l->present && (l->dirty[0] | l->dirty[1]))
+            mem_write_masked(img, l->tag * line_bytes_, cache_data_const(cache_, (int32_t)i), line_bytes_, l->dirty);
+    }
+}
+
+void L1::report(StatsWriter &w, uint64_t sim_ps)
+{
+    const std::string g = name();
+    w.add(g, "loads", st_.loads, "line accesses", "line reads by warps");
+    w.add(g, "load_hits", st_.load_hits, "line accesses", "line reads that hit");
+    w.add(g, "pm_loads", st_.pm_loads, "line accesses", "line reads of PM data");
+    w.add(g, "pm_read_misses", st_.pm_load_misses, "line accesses", "L1 read misses for PM data (SBRP Figure 8)");
+    w.add(g, "vol_read_misses", st_.vol_load_misses, "line accesses", "L1 read misses for volatile data");
+    w.add(g, "mshr_merges", st_.mshr_merges, "line accesses", "hits on a line whose fill was still in flight");
+    w.add(g, "stores", st_.stores, "line accesses", "line writes by warps");
+    w.add(g, "pm_stores", st_.pm_stores, "line accesses", "line writes of PM data (persists issued)");
+    w.add(g, "store_misses", st_.store_misses, "line accesses", "writes that allocated a line");
+    w.add(g, "pm_flushes", st_.pm_persists, "lines", "PM lines written back towards the persistence domain");
+    w.add(g, "vol_writebacks", st_.vol_writebacks, "lines", "volatile lines written back to L2");
+    w.add(g, "acks", st_.acks, "acks", "write acknowledgements received");
+    w.add(g, "avg_persist_ack_ns", st_.pm_persists ? st_.persist_ack_ps / 1000.0 / st_.pm_persists : 0, "ns",
+          "average time from a PM flush leaving L1 to its acknowledgement");
+    w.add(g, "evictions", st_.evictions, "lines", "valid lines replaced");
+    w.add(g, "evict_stalls", st_.evict_stalls, "events", "evictions blocked by persist ordering (warp stalled in EDM)");
+    w.add(g, "invalidations", st_.invalidations, "lines", "clean lines invalidated by barriers / acquires");
+    if (pb_) {
+        const sbrp_pb_stats *s = sbrp_pb_get_stats(pb_);
+        const std::string p = g + ".pb";
+        w.add(p, "stores", s->stores, "persists", "PM stores presented to the PB");
+        w.add(p, "coalesced", s->coalesced, "persists", "stores coalesced into an existing entry");
+        w.add(p, "allocated", s->allocated, "entries", "entries allocated by stores");
+        w.add(p, "fences", s->fences, "fences", "ordering operations (oFence, dFence, pAcq, pRel)");
+        w.add(p, "fences_coalesced", s->fences_coalesced, "fences", "ordering operations merged into the tail entry");
+        w.add(p, "flushes", s->flushes, "lines", "persists flushed from the PB head");
+        w.add(p, "evictions", s->evictions, "lines", "persists that left early by eviction");
+        w.add(p, "stall_order", s->stall_order, "events", "stores/evictions stalled by an ordering entry (EDM)");
+        w.add(p, "stall_full", s->stall_full, "events", "operations stalled on a full PB");
+        w.add(p, "stall_fence", s->stall_fence, "events", "dFence / device-scope operations that stalled (ODM)");
+        w.add(p, "fsm_blocks", s->fsm_blocks, "events", "head persists held by the FSM until ACTR reached zero");
+        pb_hist_.update(sim_ps, pb_hist_.cur);
+        std::vector<std::string> labels;
+        for (uint32_t b = 0; b < pb_hist_.nbins; ++b)
+            labels.push_back(std::to_string(b * 100 / pb_hist_.nbins) + "-" + std::to_string((b + 1) * 100 / pb_hist_.nbins) + "%");
+        std::vector<double> ns;
+        for (double v : pb_hist_.bins) ns.push_back(v / 1000.0);
+        w.add_hist(p, "occupancy_hist", ns, labels, "ns", "time spent with the PB filled to each fraction of its entries");
+        w.add(p, "avg_occupancy", sim_ps ? pb_hist_.weighted / sim_ps : 0, "entries", "time-averaged occupied entries");
+        w.add(p, "peak_occupancy", pb_hist_.peak, "entries", "most entries in use at once");
+        w.add(p, "entries", sbrp_pb_config(pb_)->entries, "entries", "PB capacity");
+    }
+}
+
+} // namespace persim

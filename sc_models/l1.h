@@ -1,0 +1,103 @@
+// Per-SM L1 data cache with the SBRP persist buffer (cores/cache.h + cores/sbrp_pb.h).
+// The L1 is write-back with allocate-on-write (per-byte dirty masks, no fetch on a write miss),
+// as in the SBRP artifact. It owns the SM's persist machinery: under SBRP every PM store goes
+// through the PB and leaves L1 only in PB order (or by a permitted eviction); under epoch/GPM,
+// barriers flush dirty lines and wait for their acknowledgements ("tickets").
+// Acknowledgements come back at times computed by the memory side; an ack event wakes the L1.
+#pragma once
+#include <cstdint>
+#include <queue>
+#include <set>
+#include <vector>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include "config.h"
+#include "mem_proto.h"
+#include "stats.h"
+extern "C" {
+#include "cache.h"
+#include "sbrp_pb.h"
+#include "mem_image.h"
+}
+
+namespace persim {
+
+struct L1Client {
+    virtual ~L1Client() = default;
+    virtual void on_pb_change(uint64_t stalled_mask) = 0;   // PB stall mask may have shrunk
+    virtual void on_ticket_progress() = 0;                  // tracked write-backs acknowledged
+};
+
+enum class StallWhy : uint8_t { NONE, EDM, ODM, PB_FULL };
+
+struct L1Result {
+    bool done;              // false: the warp stalls in the PB (why says on what)
+    bool advance;           // with !done: the operation took effect, do not retry it
+    StallWhy why;
+    uint64_t ready_ps;      // done: when the warp may continue
+};
+
+class L1 : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<L1> isock;
+    SC_HAS_PROCESS(L1);
+    L1(sc_core::sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool use_pb, L1Client *client);
+
+    // One line of a warp's load: bytes [off, off+len) of line `la` (line address).
+    L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
+    // One line of a warp's store: bytes in mask.
+    L1Result store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t);
+    // SBRP ordering primitive.
+    L1Result pb_fence(uint32_t warp, sbrp_type type);
+    // Write back dirty lines (PM, volatile or both) and return a ticket: done when every tracked
+    // write-back issued so far has been acknowledged.
+    uint64_t flush(bool pm, bool vol);
+    bool ticket_done(uint64_t ticket) const { return outstanding_.empty() || *outstanding_.begin() > ticket; }
+    // Invalidate clean lines (pm_only: only PM lines).
+    void invalidate_clean(bool pm_only);
+    // Kernel end: drain the PB completely (SBRP) / report whether everything is written back.
+    void set_drain_all(bool on);
+    bool pb_idle() const;                 // PB empty and ACTR == 0 (true without a PB)
+    uint32_t dirty_lines() const { return cache_count_dirty(cache_, -1); }
+    // End of run (untimed): copy dirty bytes into the image.
+    void drain_functional(mem_image *img);
+    void report(StatsWriter &w, uint64_t sim_ps);
+    const sbrp_pb *pb() const { return pb_; }
+    void trace(sc_core::sc_trace_file *tf);   // VCD: PB occupancy and ACTR
+
+private:
+    enum class Evict { OK, STALL };
+    Evict make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why);
+    void writeback(int32_t idx, bool tracked, bool pb_persist);
+    void pump();                           // run PB head actions until idle
+    void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack);
+    void ack_method();
+    void touch_pb_stats();
+
+    int sm_;
+    L1Client *client_;
+    std::vector<uint64_t> cmem_, pbmem_;
+    cache *cache_;
+    sbrp_pb *pb_ = nullptr;
+    uint32_t line_bytes_;
+    uint64_t pm_base_, hit_ps_, period_ps_;
+
+    struct Ack { uint64_t at, seq; bool pb; bool operator>(const Ack &o) const { return at != o.at ? at > o.at : seq > o.seq; } };
+    std::priority_queue<Ack, std::vector<Ack>, std::greater<Ack>> acks_;
+    sc_core::sc_event ack_ev_;
+    std::set<uint64_t> outstanding_;       // tracked write-backs not yet acknowledged
+    uint64_t next_seq_ = 1, last_tracked_ = 0;
+    OccupancyHist pb_hist_;
+    uint32_t actr_mirror_ = 0;
+
+    struct {
+        uint64_t loads = 0, load_hits = 0, pm_loads = 0, pm_load_misses = 0, vol_load_misses = 0, mshr_merges = 0;
+        uint64_t stores = 0, pm_stores = 0, store_misses = 0;
+        uint64_t writebacks = 0, pm_persists = 0, vol_writebacks = 0, acks = 0;
+        uint64_t evictions = 0, evict_stalls = 0, invalidations = 0;
+        uint64_t persist_ack_ps = 0;       // sum of flush-to-ack times of PM persists
+    } st_;
+};
+
+} // namespace persim

@@ -1,0 +1,156 @@
+#include "l2.h"
+#include "cores_util.h"
+#include "interconnect.h"
+
+namespace persim {
+using namespace sc_core;
+
+void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64_t mask[2], uint32_t lb)
+{
+    uint32_t i = 0;
+    while (i < lb) {
+        if (!((mask[i / 64] >> (i % 64)) & 1)) { ++i; continue; }
+        uint32_t j = i;
+        while (j < lb && ((mask[j / 64] >> (j % 64)) & 1)) ++j;
+        cache_write(c, idx, i, data + i, j - i);
+        i = j;
+    }
+}
+
+L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
+    : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"),
+      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_((uint64_t)c.i("system.pm_base")),
+      hit_ps_(cycles_to_ps((double)c.i("l2.hit_latency_cycles"), period_ps)),
+      busy_ps_(cycles_to_ps((double)c.i("l2.bank_busy_cycles"), period_ps))
+{
+    uint32_t nb = (uint32_t)c.i("l2.banks");
+    cache_cfg cc{};
+    cc.size_bytes = (uint32_t)(c.i("l2.size_kb") * 1024 / nb);
+    cc.line_bytes = line_bytes_;
+    cc.assoc = (uint32_t)c.i("l2.assoc");
+    for (uint32_t b = 0; b < nb; ++b) {
+        mem_.emplace_back((cache_bytes(&cc) + 7) / 8);
+        if (cache_init(mem_.back().data(), &cc) != 0)
+            throw ConfigError("l2: invalid cache geometry (l2.size_kb / l2.banks must be a multiple of "
+                              "l2.assoc * l1.line_bytes)");
+        banks_.push_back(reinterpret_cast<cache *>(mem_.back().data()));
+    }
+    bank_free_.assign(nb, 0);
+    tsock.register_b_transport(this, &L2::b_transport);
+}
+
+int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
+{
+    int32_t v = cache_victim(c, line_addr);
+    cache_line *l = cache_line_at(c, v);
+    if (l->present) {
+        ++st_.evictions;
+        if (cache_is_dirty(c, v)) {
+            // Write the dirty volatile bytes back to GDDR; this occupies the controller but is
+            // not on the requester's critical path.
+            ++st_.dirty_evictions;
+            MemReq wb(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
+            std::memcpy(wb.data, cache_data(c, v), line_bytes_);
+            wb.ext.mask[0] = l->dirty[0];
+            wb.ext.mask[1] = l->dirty[1];
+            sc_time d = ps(t - now_ps());
+            dram_isock->b_transport(wb.gp, d);
+        }
+        cache_invalidate(c, v);
+    }
+    cache_install(c, v, line_addr, pm);
+    return v;
+}
+
+void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
+{
+    MemExt *e = mem_ext(gp);
+    const uint64_t addr = gp.get_address();
+    const uint64_t la = addr / line_bytes_;
+    const bool pm = addr >= pm_base_;
+    const uint32_t b = l2_bank_of(addr, line_bytes_, (uint32_t)banks_.size());
+    cache *c = banks_[b];
+    const uint64_t t = now_ps() + delay.value();
+    const uint64_t start = std::max(t, bank_free_[b]);
+    bank_free_[b] = start + busy_ps_;
+    const uint64_t tag_done = start + hit_ps_;
+    auto &down = pm ? pm_isock : dram_isock;
+
+    if (gp.is_read()) {
+        ++st_.reads;
+        if (pm) ++st_.pm_reads;
+        int32_t idx = cache_lookup(c, la);
+        uint64_t ready;
+        if (idx >= 0 && cache_range_valid(c, idx, 0, line_bytes_)) {
+            ++st_.read_hits;
+            cache_line *l = cache_line_at(c, idx);
+            if (l->ready_ps > tag_done) ++st_.mshr_merges;
+            ready = std::max(tag_done, l->ready_ps);
+            cache_touch(c, idx);
+        } else {
+            if (pm) ++st_.pm_read_misses; else ++st_.vol_read_misses;
+            if (idx < 0) idx = allocate(c, la, pm, tag_done);
+            MemReq rd(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+            sc_time d = ps(tag_done - now_ps());
+            down->b_transport(rd.gp, d);
+            ready = now_ps() + d.value();
+            cache_fill(c, idx, rd.data);
+            cache_line_at(c, idx)->ready_ps = ready;
+            cache_touch(c, idx);
+        }
+        std::memcpy(gp.get_data_ptr(), cache_data(c, idx), line_bytes_);
+        delay = ps(ready - now_ps());
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+
+    // Write (write-back or flush from an L1).
+    ++st_.writes;
+    static const uint64_t full[2] = {~0ull, ~0ull};
+    const uint64_t *mask = e ? e->mask : full;
+    int32_t idx = cache_lookup(c, la);
+    if (idx < 0) idx = allocate(c, la, pm, tag_done);
+    cache_write_masked(c, idx, gp.get_data_ptr(), mask, line_bytes_);
+    cache_touch(c, idx);
+    uint64_t ack = tag_done;
+    if (pm) {
+        // Write-through: PM lines never stay dirty in the L2.
+        ++st_.pm_writes;
+        cache_clean(c, idx);
+        sc_time d = ps(tag_done - now_ps());
+        down->b_transport(gp, d);
+        ack = now_ps() + d.value();
+    }
+    delay = ps(ack - now_ps());
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void L2::drain_functional(mem_image *img)
+{
+    for (cache *c : banks_) {
+        uint32_t n = cache_num_lines(c);
+        for (uint32_t i = 0; i < n; ++i) {
+            const cache_line *l = cache_line_at_const(c, (int32_t)i);
+            if (l->present && (l->dirty[0] | l->dirty[1]))
+                mem_write_masked(img, l->tag * line_bytes_, cache_data_const(c, (int32_t)i), line_bytes_, l->dirty);
+        }
+    }
+}
+
+void L2::report(StatsWriter &w, uint64_t) const
+{
+    const std::string g = name();
+    w.add(g, "reads", st_.reads, "requests", "line reads from the L1s");
+    w.add(g, "read_hits", st_.read_hits, "requests", "reads that hit");
+    w.add(g, "read_hit_rate", st_.reads ? (double)st_.read_hits / st_.reads : 0, "fraction", "read hits over reads");
+    w.add(g, "pm_reads", st_.pm_reads, "requests", "reads of PM lines");
+    w.add(g, "pm_read_misses", st_.pm_read_misses, "requests", "PM reads sent to NVM");
+    w.add(g, "vol_read_misses", st_.vol_read_misses, "requests", "volatile reads sent to GDDR");
+    w.add(g, "mshr_merges", st_.mshr_merges, "requests", "reads that waited for a fill already in flight");
+    w.add(g, "writes", st_.writes, "requests", "line writes (write-backs and persists) from the L1s");
+    w.add(g, "pm_writes", st_.pm_writes, "requests", "PM writes forwarded to the persistence domain (write-through)");
+    w.add(g, "evictions", st_.evictions, "lines", "lines replaced");
+    w.add(g, "dirty_evictions", st_.dirty_evictions, "lines", "dirty volatile lines written back to GDDR");
+}
+
+} // namespace persim

@@ -1,0 +1,277 @@
+#include "sim.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <systemc>
+#include "persist_model.h"
+#include "top.h"
+#include "version.h"
+extern "C" {
+#include "op.h"
+#include "trace.h"
+#include "workload.h"
+}
+
+namespace persim {
+using namespace sc_core;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+void persim_prog_deleter::operator()(void *p) const { prog_free(static_cast<persim_prog *>(p)); }
+
+namespace {
+
+struct Loaded {
+    persim_prog *prog = nullptr;
+    mem_image *img = nullptr;
+    const persim_workload *wl = nullptr;
+    void *ctx = nullptr;
+    trace_data td{};
+    bool from_trace = false;
+    uint64_t size = 0;
+    ~Loaded()
+    {
+        if (from_trace) {
+            trace_data_free(&td);
+        } else {
+            if (wl && ctx) wl->free_ctx(ctx);
+            if (prog) prog_free(prog);
+            if (img) mem_free(img);
+        }
+    }
+};
+
+void load_program(const RunSpec &s, Loaded &L)
+{
+    char err[1024] = {0};
+    if (!s.trace.empty()) {
+        if (trace_read_file(s.trace.c_str(), &L.td, err, sizeof err) != 0) throw ConfigError(err);
+        L.from_trace = true;
+        L.prog = L.td.prog;
+        L.img = L.td.init;
+    } else {
+        L.wl = wl_find(s.workload.c_str());
+        if (!L.wl) {
+            std::string all;
+            for (const persim_workload *const *w = wl_all(); *w; ++w) all += std::string(all.empty() ? "" : ", ") + (*w)->name;
+            throw ConfigError("unknown workload '" + s.workload + "' (available: " + all + ")");
+        }
+        wl_params prm{};
+        L.size = (uint64_t)s.cfg.i("workload.size");
+        prm.size = L.size ? L.size : (s.small ? L.wl->small_size : L.wl->default_size);
+        L.size = prm.size;
+        prm.seed = (uint64_t)s.cfg.i("sim.seed");
+        prm.num_sms = (uint32_t)s.cfg.i("gpu.num_sms");
+        prm.max_threads_per_block = (uint32_t)s.cfg.i("gpu.max_threads_per_block");
+        prm.pm_base = (uint64_t)s.cfg.i("system.pm_base");
+        prm.vol_base = PERSIM_VOL_BASE;
+        L.prog = prog_new();
+        L.img = mem_new();
+        if (L.wl->build(&prm, L.prog, L.img, &L.ctx, err, sizeof err) != 0)
+            throw ConfigError("workload '" + s.workload + "': " + err);
+    }
+    if (prog_validate(L.prog, err, sizeof err) != 0)
+        throw ConfigError((s.trace.empty() ? "workload '" + s.workload + "'" : s.trace) + ": invalid program: " + err);
+    // Resource checks against the GPU configuration.
+    const uint32_t maxw = (uint32_t)s.cfg.i("gpu.max_warps_per_sm");
+    for (uint32_t k = 0; k < L.prog->nkernels; ++k) {
+        const persim_kernel &K = L.prog->kernels[k];
+        if (K.warps_per_block > maxw || K.warps_per_block * 32 > (uint64_t)s.cfg.i("gpu.max_threads_per_block"))
+            throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(K.warps_per_block) +
+                              " warps per block exceed gpu.max_warps_per_sm / gpu.max_threads_per_block");
+        bool grid_sync = false;
+        for (uint64_t st = K.first_stream; st < K.first_stream + (uint64_t)K.nblocks * K.warps_per_block; ++st)
+            for (uint64_t o = L.prog->streams[st].begin; o < L.prog->streams[st].end; ++o)
+                grid_sync |= L.prog->ops[o].kind == OPK_SYNC && L.prog->ops[o].scope >= SCOPE_DEVICE;
+        if (grid_sync) {
+            uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)s.cfg.i("gpu.max_blocks_per_sm"));
+            if ((uint64_t)K.nblocks > per_sm * (uint64_t)s.cfg.i("gpu.num_sms"))
+                throw ConfigError("kernel '" + std::string(K.name) + "' uses a grid-wide sync but its " +
+                                  std::to_string(K.nblocks) + " blocks cannot all be resident");
+        }
+    }
+}
+
+std::string auto_name(const RunSpec &s, uint64_t size)
+{
+    std::string src = s.trace.empty() ? s.workload : fs::path(s.trace).stem().string();
+    std::ostringstream o;
+    o << s.model << "-" << s.cfg.s("system.pm_placement") << (s.cfg.b("system.eadr") ? "-eadr" : "") << "-" << src;
+    if (size) o << "-n" << size;
+    o << "-seed" << s.cfg.i("sim.seed");
+    return o.str();
+}
+
+void summarize(StatsWriter &w, const Top &top, uint64_t sim_ps, uint64_t period)
+{
+    const std::string g = "summary";
+    const double cycles = (double)sim_ps / (double)period;
+    const double instr = w.sum("top.gpu.sm", "", "warp_instructions");
+    w.add(g, "sim_ns", sim_ps / 1000.0, "ns", "simulated time until the last kernel drained");
+    w.add(g, "gpu_cycles", std::floor(cycles), "cycles", "simulated SM clock cycles");
+    w.add(g, "warp_instructions", instr, "instructions", "warp instructions executed");
+    w.add(g, "ipc", cycles > 0 ? instr / cycles : 0, "instructions/cycle", "GPU-wide warp instructions per cycle");
+    w.add(g, "pm_stores", w.sum("top.gpu.sm", ".l1", "pm_stores"), "line writes", "PM writes issued by warps (per line)");
+    w.add(g, "pm_flushes", w.sum("top.gpu.sm", ".l1", "pm_flushes"), "lines", "PM lines written back from L1 (persists sent)");
+    w.add(g, "persisted_writes", w.sum("top.nvm", "", "persisted_writes"), "writes", "writes that reached the persistence domain");
+    w.add(g, "nvm_write_bytes", w.sum("top.nvm", "", "write_bytes"), "B", "bytes written to NVM");
+    w.add(g, "nvm_read_bytes", w.sum("top.nvm", "", "read_bytes"), "B", "bytes read from NVM");
+    double sec = sim_ps * 1e-12;
+    w.add(g, "nvm_write_bw", sec > 0 ? w.sum("top.nvm", "", "write_bytes") / sec / 1e9 : 0, "GB/s", "average NVM write bandwidth");
+    w.add(g, "nvm_read_bw", sec > 0 ? w.sum("top.nvm", "", "read_bytes") / sec / 1e9 : 0, "GB/s", "average NVM read bandwidth");
+    w.add(g, "l1_pm_read_misses", w.sum("top.gpu.sm", ".l1", "pm_read_misses"), "line accesses", "L1 read misses for PM data");
+    for (const char *r : {"edm", "odm", "pb_full", "barrier", "acquire", "sync", "mem"})
+        w.add(g, std::string("stall_") + r + "_cycles", w.sum("top.gpu.sm", "", std::string("stall_") + r + "_cycles"),
+              "warp-cycles", std::string("warp cycles stalled on ") + r + ", all SMs");
+    if (top.pcie) {
+        w.add(g, "pcie_down_bytes", w.get("top.pcie", "down_wire_bytes"), "B", "bytes sent GPU -> host over PCIe");
+        w.add(g, "pcie_up_bytes", w.get("top.pcie", "up_wire_bytes"), "B", "bytes sent host -> GPU over PCIe");
+    }
+}
+
+void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, uint64_t size)
+{
+    bool fresh = !fs::exists(path);
+    if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
+    std::ofstream o(path, std::ios::app);
+    if (!o) throw ConfigError(path + ": cannot write CSV");
+    const json &sm = r.stats["summary"];
+    auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].dump() : std::string("0"); };
+    if (fresh)
+        o << "config,model,placement,eadr,workload,size,seed,status,verified,sim_ns,gpu_cycles,warp_instructions,"
+             "pm_stores,pm_flushes,persisted_writes,nvm_write_bytes,nvm_read_bytes,l1_pm_read_misses,"
+             "stall_edm_cycles,stall_odm_cycles,stall_barrier_cycles,host_seconds\n";
+    o << s.cfg.s("system.name") << "," << s.model << "," << s.cfg.s("system.pm_placement") << ","
+      << (s.cfg.b("system.eadr") ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
+      << s.cfg.i("sim.seed") << "," << r.status << "," << (r.verified ? 1 : 0) << "," << v("sim_ns") << ","
+      << v("gpu_cycles") << "," << v("warp_instructions") << "," << v("pm_stores") << "," << v("pm_flushes") << ","
+      << v("persisted_writes") << "," << v("nvm_write_bytes") << "," << v("nvm_read_bytes") << ","
+      << v("l1_pm_read_misses") << "," << v("stall_edm_cycles") << "," << v("stall_odm_cycles") << ","
+      << v("stall_barrier_cycles") << "," << r.host_seconds << "\n";
+}
+
+} // namespace
+
+RunResult run_simulation(const RunSpec &spec)
+{
+    RunResult res;
+    const PersistModel *model = find_model(spec.model);
+    if (!model) {
+        std::string all;
+        for (auto *m : all_models()) all += std::string(all.empty() ? "" : ", ") + m->name;
+        throw ConfigError("unknown model '" + spec.model + "' (available: " + all + ")");
+    }
+    if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
+    Loaded L;
+    load_program(spec, L);
+
+    auto host0 = std::chrono::steady_clock::now();
+    sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
+    sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
+    auto top = std::make_unique<Top>("top", spec.cfg, model, L.prog, L.img);
+    if (spec.sink) top->set_durable_sink(spec.sink);
+    sc_trace_file *tf = nullptr;
+    if (!spec.vcd.empty()) {
+        std::string base = spec.vcd;
+        if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
+        tf = sc_create_vcd_trace_file(base.c_str());
+        tf->set_time_unit(1, SC_NS);
+        for (auto *s : top->gpu->sms) s->l1->trace(tf);
+    }
+
+    const uint64_t limit_ps = (uint64_t)(spec.cfg.f("sim.max_time_ms") * 1e9);
+    const int64_t progress_ms = spec.cfg.i("sim.progress_ms");
+    const uint64_t slice_ps = 20'000'000;      // 20 us of simulated time between progress checks
+    auto last_print = host0;
+    bool printed = false;
+    while (!top->gpu->finished()) {
+        sc_start(sc_time((double)slice_ps, SC_PS));
+        if (top->gpu->finished()) break;
+        if (!sc_pending_activity()) {
+            res.status = "deadlock";
+            res.code = EXIT_STUCK;
+            res.message = "simulated deadlock at " + std::to_string(now_ps() / 1000) +
+                          " ns: no event can make progress\n" + top->gpu->describe_stuck();
+            break;
+        }
+        if (now_ps() >= limit_ps) {
+            res.status = "timeout";
+            res.code = EXIT_STUCK;
+            res.message = "run did not finish within sim.max_time_ms = " + std::to_string(spec.cfg.f("sim.max_time_ms")) +
+                          " ms of simulated time\n" + top->gpu->describe_stuck();
+            break;
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (!spec.quiet && progress_ms > 0 &&
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - last_print).count() >= progress_ms) {
+            double hs = std::chrono::duration<double>(now - host0).count();
+            std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M warp-instr/s\n", now_ps() / 1e6,
+                         top->gpu->progress_line().c_str(), top->gpu->instructions() / hs / 1e6);
+            last_print = now;
+            printed = true;
+        }
+    }
+    (void)printed;
+    if (tf) sc_close_vcd_trace_file(tf);
+    res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host0).count();
+    const uint64_t sim_ps = top->gpu->finished() ? top->gpu->finish_ps() : now_ps();
+    res.sim_ps = sim_ps;
+    res.cycles = sim_ps / top->period_ps;
+    res.instructions = top->gpu->instructions();
+
+    // Functional result: the memory image with every dirty byte written back.
+    if (res.code == EXIT_OK) {
+        top->gpu->drain_functional(L.img);
+        char msg[2048] = {0};
+        int bad = 0;
+        if (L.from_trace) bad = trace_check_expects(&L.td, L.img, msg, sizeof msg);
+        else bad = L.wl->verify(L.ctx, L.img, msg, sizeof msg);
+        res.verified = bad == 0;
+        if (bad) {
+            res.status = "verify-failed";
+            res.code = EXIT_VERIFY;
+            res.message = std::string("functional check failed: ") + msg;
+        } else {
+            res.status = "ok";
+        }
+    }
+
+    StatsWriter w;
+    top->report(w, sim_ps);
+    summarize(w, *top, sim_ps, top->period_ps);
+    w.add("summary", "host_seconds", res.host_seconds, "s", "host wall-clock time of the simulation");
+    w.add("summary", "sim_speed", res.host_seconds > 0 ? res.instructions / res.host_seconds : 0, "warp-instructions/s",
+          "simulated warp instructions per host second");
+    res.stats = w.to_json();
+    res.stats["run"] = {{"model", spec.model},
+                        {"workload", spec.workload},
+                        {"trace", spec.trace},
+                        {"size", L.size},
+                        {"status", res.status},
+                        {"verified", res.verified},
+                        {"message", res.message},
+                        {"persim_version", version()}};
+
+    if (spec.write_files) {
+        res.out_dir = spec.out_dir.empty() ? "results/runs/" + auto_name(spec, L.size) : spec.out_dir;
+        std::error_code ec;
+        fs::create_directories(res.out_dir, ec);
+        if (ec) throw ConfigError(res.out_dir + ": cannot create output directory: " + ec.message());
+        std::ofstream(res.out_dir + "/stats.json") << res.stats.dump(1) << "\n";
+        json cj = spec.cfg.resolved();
+        cj["run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
+                     {"config_sources", spec.cfg.sources()}};
+        std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
+        std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() / "runs.csv").string() : spec.csv;
+        append_csv(csv, spec, res, L.size);
+    }
+    return res;
+}
+
+} // namespace persim

@@ -1,0 +1,48 @@
+// One simulation run: load a workload or trace, build the system, simulate, verify the final
+// memory image, and write stats.json / config.json / a CSV row. SystemC elaborates once per
+// process, so run_simulation() may be called once per process.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <nlohmann/json.hpp>
+#include "config.h"
+#include "mem_proto.h"
+
+namespace persim {
+
+enum ExitCode { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_STUCK = 3, EXIT_VERIFY = 4 };
+
+struct RunSpec {
+    Config cfg;
+    std::string model = "sbrp";
+    std::string workload;        // or trace
+    std::string trace;
+    std::string out_dir;         // empty: results/runs/<auto name>
+    std::string csv;             // empty: <out parent>/runs.csv
+    std::string vcd;             // optional VCD waveform of PB occupancy / ACTR per SM
+    bool write_files = true;
+    bool quiet = false;
+    DurableSink *sink = nullptr; // optional: sees every write as it becomes durable
+    bool small = false;          // workload.size == 0: use the workload's small size, not its default
+};
+
+struct RunResult {
+    int code = EXIT_OK;
+    std::string status;          // "ok", "deadlock", "timeout", "verify-failed"
+    std::string message;         // stuck warps / verification message
+    bool verified = false;
+    uint64_t sim_ps = 0;
+    uint64_t cycles = 0;
+    uint64_t instructions = 0;
+    double host_seconds = 0;
+    std::string out_dir;
+    nlohmann::json stats;        // what stats.json holds
+};
+
+// Throws ConfigError for bad input (unknown model/workload, unreadable trace, bad config).
+RunResult run_simulation(const RunSpec &spec);
+
+// Builds the program for a workload name (for `persim trace`); throws ConfigError.
+struct persim_prog_deleter { void operator()(void *p) const; };
+
+} // namespace persim

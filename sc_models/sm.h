@@ -1,0 +1,109 @@
+// Streaming multiprocessor: resident thread blocks' warps, warp schedulers issuing one op per
+// cycle each (loose round robin), and the execution of every op and lowered primitive against
+// its L1. Event driven: the SM method runs only when a warp can issue or something it waits for
+// happens (memory data, PB stall release, ack, flag release, barrier).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <systemc>
+#include "config.h"
+#include "l1.h"
+#include "persist_model.h"
+#include "stats.h"
+extern "C" {
+#include "op.h"
+}
+
+namespace persim {
+
+class Gpu;
+
+enum class Wait : uint8_t { NONE, PB, TICKET, FLAG, SYNC, DONE };
+enum StallReason : uint8_t { ST_MEM = 0, ST_EDM, ST_ODM, ST_PB_FULL, ST_BARRIER, ST_ACQUIRE, ST_SYNC, ST__COUNT };
+
+struct WarpCtx {
+    bool active = false;
+    uint32_t slot = 0;               // hardware warp id in this SM (PB warp bit)
+    uint32_t block_slot = 0;         // resident block index in this SM
+    uint32_t block = 0, warp = 0;    // ids in the kernel
+    const persim_op *pc = nullptr, *end = nullptr;
+    Wait wait = Wait::NONE;
+    uint8_t reason = ST_MEM;
+    uint64_t ready_ps = 0, wait_since = 0;
+    uint64_t ticket = 0;
+    uint8_t after_ticket = 0;        // 0 none, 1 invalidate PM lines, 2 invalidate all
+    Prim prims[4];
+    uint8_t nprims = 0, pi = 0;
+    uint8_t lines_done = 0;          // progress inside a multi-line memory op
+    uint64_t mem_ready = 0;          // completion of the lines already done
+    uint64_t flag_addr = 0;
+};
+
+struct BlockCtx {
+    bool active = false;
+    uint32_t block = 0;
+    uint32_t live = 0, arrived = 0;  // warps not finished; warps waiting at a block sync
+    std::vector<uint32_t> slots;
+};
+
+class Sm : public sc_core::sc_module, public L1Client {
+public:
+    SC_HAS_PROCESS(Sm);
+    Sm(sc_core::sc_module_name n, const Config &c, int id, uint64_t period_ps, const PersistModel *model, Gpu *gpu);
+    ~Sm() override;
+
+    L1 *l1;
+    bool can_accept(uint32_t warps) const;
+    void launch_block(const persim_prog *p, const persim_kernel *k, uint32_t block);
+    // Kernel-end drain: everything written back and acknowledged, L1 invalidated.
+    void begin_drain();
+    bool drained() const { return drain_state_ == 0; }
+    // Gpu callbacks.
+    void wake_flag_waiters(uint64_t flag, uint64_t at_ps);
+    void release_grid_sync(uint64_t at_ps);
+    // L1Client.
+    void on_pb_change(uint64_t stalled) override;
+    void on_ticket_progress() override;
+
+    void report(StatsWriter &w, uint64_t sim_ps);
+    std::string describe_stuck() const;
+    uint64_t instructions() const { return st_.instructions; }
+    bool busy() const;
+    uint32_t unfinished_warps() const { return (uint32_t)warps_.size() - free_slots_; }
+
+private:
+    void run();
+    void kick(uint64_t at_ps);
+    bool step(WarpCtx &w, uint64_t t, uint64_t &sched_cycles);
+    bool exec_mem(WarpCtx &w, const persim_op &op, uint64_t t);
+    bool exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t);
+    void stall(WarpCtx &w, Wait what, uint8_t reason, uint64_t t);
+    void resume(WarpCtx &w, uint64_t at);
+    void advance_prim(WarpCtx &w);
+    void finish_warp(WarpCtx &w, uint64_t t);
+    void check_block_sync(BlockCtx &b, uint64_t t);
+    void check_drain();
+
+    int id_;
+    Gpu *gpu_;
+    const PersistModel *model_;
+    const persim_prog *prog_ = nullptr;
+    uint64_t period_ps_, l1_hit_ps_, l2_rt_ps_;
+    uint32_t line_bytes_, nsched_, max_blocks_;
+    std::vector<WarpCtx> warps_;
+    std::vector<BlockCtx> blocks_;
+    std::vector<uint64_t> sched_free_;
+    std::vector<uint32_t> rr_;
+    uint32_t free_slots_;
+    sc_core::sc_event wake_;
+    int drain_state_ = 0;           // 0 idle, 1 waiting for PB, 2 waiting for write-back ticket
+    uint64_t drain_ticket_ = 0;
+    struct {
+        uint64_t instructions = 0, ops = 0, mem_ops = 0, blocks = 0, busy_ps = 0, first_ps = UINT64_MAX, last_ps = 0;
+        uint64_t stall_ps[ST__COUNT] = {0};
+        uint64_t prims[16] = {0};
+    } st_;
+};
+
+} // namespace persim

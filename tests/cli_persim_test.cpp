@@ -1,0 +1,200 @@
+// Drives the built `persim` binary: bad input gives one clear message and a non-zero exit,
+// deadlocks are reported, runs are deterministic, traces round-trip.
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Out {
+    int code;
+    std::string text;   // stdout + stderr
+};
+
+Out sh(const std::string &args)
+{
+    std::string cmd = std::string(PERSIM_BIN) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    int st = pclose(p);
+    return Out{WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+}
+
+std::string tmpdir(const std::string &name)
+{
+    fs::path d = fs::temp_directory_path() / ("persim_cli_" + name + "_" + std::to_string(getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d.string();
+}
+
+std::string write(const std::string &dir, const std::string &name, const std::string &text)
+{
+    std::string p = dir + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+const std::string kSmall = std::string("--config ") + PERSIM_SOURCE_DIR + "/configs/gpu_small.json";
+
+} // namespace
+
+TEST(Cli, HelpAndList)
+{
+    Out h = sh("--help");
+    EXPECT_EQ(h.code, 0);
+    EXPECT_NE(h.text.find("persim run"), std::string::npos);
+    Out l = sh("list");
+    EXPECT_EQ(l.code, 0);
+    for (const char *s : {"epoch", "gpm", "sbrp", "gpkvs", "reduction", "nvm.write_bw_gbps", "GB/s"})
+        EXPECT_NE(l.text.find(s), std::string::npos) << s;
+}
+
+TEST(Cli, UnknownCommandAndOption)
+{
+    EXPECT_EQ(sh("frobnicate").code, 1);
+    Out o = sh("run --bogus 1");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find("--bogus"), std::string::npos);
+}
+
+TEST(Cli, UnknownConfigKeyNamesFileAndKey)
+{
+    std::string d = tmpdir("badkey");
+    std::string f = write(d, "bad.json", "{ \"nvm\": { \"write_bw_gbs\": 42 } }");
+    Out o = sh("run --config " + f + " --model sbrp --workload scan --out " + d + "/o");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find(f), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("nvm.write_bw_gbs"), std::string::npos) << o.text;
+    EXPECT_FALSE(fs::exists(d + "/o/stats.json"));
+}
+
+TEST(Cli, InvalidJsonNamesLine)
+{
+    std::string d = tmpdir("badjson");
+    std::string f = write(d, "bad.json", "{\n  \"gpu\": {\n    \"num_sms\": ,\n  }\n}\n");
+    Out o = sh("run --config " + f + " --model sbrp --workload scan");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find(f + ":3"), std::string::npos) << o.text;
+}
+
+TEST(Cli, MissingConfigFile)
+{
+    Out o = sh("run --config /nonexistent/x.json --model sbrp --workload scan");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find("/nonexistent/x.json"), std::string::npos);
+}
+
+TEST(Cli, BadValues)
+{
+    Out a = sh("run --model sbrp --workload scan --set gpu.num_sms=abc");
+    EXPECT_EQ(a.code, 1);
+    EXPECT_NE(a.text.find("gpu.num_sms"), std::string::npos) << a.text;
+    Out b = sh("run --model sbrp --workload scan --set persist.flush_policy=sometimes");
+    EXPECT_EQ(b.code, 1);
+    EXPECT_NE(b.text.find("eager|lazy|window"), std::string::npos) << b.text;
+    Out c = sh("run --model sbrp --workload scan --set nvm.write_bw_gbps=-1");
+    EXPECT_EQ(c.code, 1);
+    EXPECT_NE(c.text.find("out of range"), std::string::npos) << c.text;
+    Out d = sh("run --model sbrp --workload scan --set novalue");
+    EXPECT_EQ(d.code, 1);
+}
+
+TEST(Cli, UnknownModelAndWorkload)
+{
+    Out a = sh("run --model strict --workload scan");
+    EXPECT_EQ(a.code, 1);
+    EXPECT_NE(a.text.find("unknown model 'strict'"), std::string::npos);
+    Out b = sh("run --model sbrp --workload nosuch");
+    EXPECT_EQ(b.code, 1);
+    EXPECT_NE(b.text.find("unknown workload 'nosuch'"), std::string::npos);
+}
+
+TEST(Cli, MalformedTraceNamesFileAndLine)
+{
+    std::string d = tmpdir("badtrace");
+    std::string f = write(d, "t.trace",
+                          "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\nst 0x10000000000 4 = 1\nfly away\n");
+    Out o = sh("run " + kSmall + " --model sbrp --trace " + f);
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find(f + ":5"), std::string::npos) << o.text;
+}
+
+TEST(Cli, DeadlockIsReportedWithStuckWarps)
+{
+    std::string d = tmpdir("deadlock");
+    // Warp 0 of block 0 waits for a flag nobody releases.
+    std::string f = write(d, "t.trace",
+                          "persim-trace 1\nkernel k blocks=1 threads=64\nwarp 0 0\n"
+                          "acquire 0x10000001000 4 1 block\nwarp 0 1\nst 0x10000000000 4 = 7\n");
+    for (const char *m : {"sbrp", "epoch"}) {
+        Out o = sh("run " + kSmall + " --model " + m + " --trace " + f + " --out " + d + "/o --quiet");
+        EXPECT_EQ(o.code, 3) << o.text;
+        EXPECT_NE(o.text.find("deadlock"), std::string::npos) << o.text;
+        EXPECT_NE(o.text.find("block 0, warp 0"), std::string::npos) << o.text;
+        EXPECT_NE(o.text.find("0x10000001000"), std::string::npos) << o.text;
+    }
+}
+
+TEST(Cli, SameSeedSameStats)
+{
+    std::string d = tmpdir("determinism");
+    auto run = [&](const std::string &out, const std::string &seed) {
+        Out o = sh("run " + kSmall + " --model sbrp --workload mq --seed " + seed + " --out " + out + " --quiet");
+        EXPECT_EQ(o.code, 0) << o.text;
+        json j = json::parse(std::ifstream(out + "/stats.json"));
+        j["summary"].erase("host_seconds");
+        j["summary"].erase("sim_speed");
+        return j;
+    };
+    json a = run(d + "/a", "7"), b = run(d + "/b", "7"), c = run(d + "/c", "8");
+    EXPECT_EQ(a.dump(), b.dump());
+    EXPECT_NE(a["summary"].dump(), c["summary"].dump());
+    EXPECT_GT(a["summary"]["sim_ns"]["value"].get<double>(), 0);
+    // config.json is the fully resolved config.
+    json cfg = json::parse(std::ifstream(d + "/a/config.json"));
+    EXPECT_EQ(cfg["gpu"]["num_sms"], 4);
+    EXPECT_EQ(cfg["nvm"]["write_bw_gbps"], 42.0);
+    EXPECT_EQ(cfg["sim"]["seed"], 7);
+    // One CSV row per run, with a header.
+    std::ifstream csv(d + "/runs.csv");
+    std::string line;
+    int rows = 0;
+    while (std::getline(csv, line)) ++rows;
+    EXPECT_EQ(rows, 4);
+}
+
+TEST(Cli, TraceRoundTrip)
+{
+    std::string d = tmpdir("trace");
+    Out t = sh("trace " + kSmall + " --workload reduction --size 4096 --out " + d + "/r.trace");
+    ASSERT_EQ(t.code, 0) << t.text;
+    Out r = sh("run " + kSmall + " --model sbrp --trace " + d + "/r.trace --out " + d + "/o --quiet");
+    EXPECT_EQ(r.code, 0) << r.text;
+    json j = json::parse(std::ifstream(d + "/o/stats.json"));
+    EXPECT_TRUE(j["run"]["verified"].get<bool>());
+    // Corrupting an expected value makes the functional check fail.
+    std::ifstream in(d + "/r.trace");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    auto pos = text.rfind("\nexpect ");
+    ASSERT_NE(pos, std::string::npos);
+    auto eol = text.find('\n', pos + 1);
+    char &last = text[eol - 1];
+    last = last == '0' ? '1' : '0';
+    std::ofstream(d + "/bad.trace") << text;
+    Out b = sh("run " + kSmall + " --model sbrp --trace " + d + "/bad.trace --out " + d + "/o2 --quiet");
+    EXPECT_EQ(b.code, 4) << b.text;
+}

@@ -1,0 +1,343 @@
+// Unit tests of cores/cache.c (set-associative tag/data array).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "cache.h"
+}
+
+namespace {
+
+struct Cache {
+    std::vector<uint64_t> mem;
+    cache *c = nullptr;
+    explicit Cache(uint32_t size, uint32_t line, uint32_t assoc)
+    {
+        cache_cfg cfg{size, line, assoc};
+        size_t b = cache_bytes(&cfg);
+        EXPECT_GT(b, 0u);
+        mem.assign((b + 7) / 8, 0xDEADBEEFDEADBEEFull);   // garbage: init must clear it
+        EXPECT_EQ(cache_init(mem.data(), &cfg), 0);
+        c = reinterpret_cast<cache *>(mem.data());
+    }
+};
+
+int init_rc(uint32_t size, uint32_t line, uint32_t assoc)
+{
+    cache_cfg cfg{size, line, assoc};
+    std::vector<uint64_t> mem(1 << 16);
+    return cache_init(mem.data(), &cfg);
+}
+
+TEST(Cache, BadConfigsRejected)
+{
+    EXPECT_EQ(init_rc(4096, 64, 4), 0);
+    EXPECT_EQ(init_rc(4096, 48, 4), -1);     // line not a power of two
+    EXPECT_EQ(init_rc(4096, 256, 4), -1);    // line > 128
+    EXPECT_EQ(init_rc(4096, 2, 4), -1);      // line < 4
+    EXPECT_EQ(init_rc(4096, 0, 4), -1);
+    EXPECT_EQ(init_rc(0, 64, 4), -1);        // zero size
+    EXPECT_EQ(init_rc(100, 64, 1), -1);      // size not a multiple of line
+    EXPECT_EQ(init_rc(384, 64, 4), -1);      // 6 lines, 4 ways
+    EXPECT_EQ(init_rc(256, 64, 8), -1);      // more ways than lines
+    EXPECT_EQ(init_rc(384, 64, 3), 0);       // 2 sets of 3 ways (sets need not be a power of two)
+    cache_cfg bad{4096, 48, 4};
+    EXPECT_EQ(cache_bytes(&bad), 0u);
+    cache_cfg good{4096, 64, 4};
+    EXPECT_EQ(cache_init(nullptr, &good), -1);
+    std::vector<uint64_t> mem(cache_bytes(&good) / 8 + 2);
+    EXPECT_EQ(cache_init(reinterpret_cast<char *>(mem.data()) + 4, &good), -1);  // misaligned
+}
+
+TEST(Cache, ConfigAndGeometry)
+{
+    Cache k(4096, 64, 4);
+    EXPECT_EQ(cache_num_lines(k.c), 64u);
+    EXPECT_EQ(cache_config(k.c)->assoc, 4u);
+    EXPECT_EQ(cache_config(k.c)->line_bytes, 64u);
+    for (int32_t i = 0; i < 64; i++) {
+        EXPECT_EQ(cache_line_at(k.c, i)->present, 0);
+        EXPECT_EQ(cache_line_at(k.c, i)->pb_index, CACHE_NO_PB);
+    }
+    EXPECT_EQ(cache_line_at(k.c, 64), nullptr);
+    EXPECT_EQ(cache_line_at(k.c, -1), nullptr);
+    EXPECT_EQ(cache_data(k.c, 1) - cache_data(k.c, 0), 64);
+}
+
+TEST(Cache, TwoWaySetHitMissAndLruVictimOrder)
+{
+    Cache k(4 * 64, 64, 2);           // 2 sets x 2 ways; set = line_addr % 2, set 0 = idx 0..1
+    EXPECT_EQ(cache_lookup(k.c, 0), -1);
+    EXPECT_EQ(cache_victim(k.c, 0), 0);
+    cache_install(k.c, 0, 0, 0);
+    EXPECT_EQ(cache_lookup(k.c, 0), 0);
+    EXPECT_EQ(cache_victim(k.c, 2), 1);   // the free way
+    cache_install(k.c, 1, 2, 0);
+    EXPECT_EQ(cache_lookup(k.c, 2), 1);
+    EXPECT_EQ(cache_lookup(k.c, 4), -1);
+    EXPECT_EQ(cache_victim(k.c, 4), 0);   // line 0 is LRU
+    cache_touch(k.c, 0);
+    EXPECT_EQ(cache_victim(k.c, 4), 1);   // now line 2 is LRU
+    EXPECT_EQ(cache_victim(k.c, 1), 2);   // set 1 is untouched: its first way
+    EXPECT_EQ(cache_victim(k.c, 3), 2);
+    cache_invalidate(k.c, 1);
+    cache_install(k.c, 1, 4, 0);
+    EXPECT_EQ(cache_lookup(k.c, 2), -1);
+    EXPECT_EQ(cache_lookup(k.c, 4), 1);
+    EXPECT_EQ(cache_lookup(k.c, 0), 0);
+    EXPECT_EQ(cache_victim(k.c, 6), 0);   // 0 touched before 4 was installed
+    EXPECT_LT(cache_line_at(k.c, 0)->lru, cache_line_at(k.c, 1)->lru);
+    cache_invalidate(k.c, 1);
+    EXPECT_EQ(cache_victim(k.c, 6), 1);   // free way beats LRU
+    EXPECT_EQ(cache_line_at(k.c, 1)->present, 0);
+}
+
+TEST(Cache, VictimPrefersLowestFreeWay)
+{
+    Cache k(8 * 64, 64, 4);           // 2 sets x 4 ways, set 1 = idx 4..7
+    cache_install(k.c, 4, 1, 0);
+    cache_install(k.c, 6, 3, 0);
+    EXPECT_EQ(cache_victim(k.c, 5), 5);
+    cache_install(k.c, 5, 5, 0);
+    EXPECT_EQ(cache_victim(k.c, 5), 7);
+    cache_install(k.c, 7, 7, 0);
+    EXPECT_EQ(cache_victim(k.c, 9), 4);   // install order 4,6,5,7
+    cache_touch(k.c, 4);
+    EXPECT_EQ(cache_victim(k.c, 9), 6);
+}
+
+TEST(Cache, VictimFiltered)
+{
+    Cache k(4 * 64, 64, 4);           // one set of 4 ways
+    for (int32_t i = 0; i < 4; i++) cache_install(k.c, i, 100 + i, 1);
+    auto skip_even = [](void *, uint32_t idx) -> int { return (idx % 2) == 0; };
+    auto skip_all = [](void *, uint32_t) -> int { return 1; };
+    auto skip_set = [](void *ctx, uint32_t idx) -> int {
+        return (*static_cast<uint32_t *>(ctx) >> idx) & 1u;
+    };
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, nullptr, nullptr), 0);
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, skip_even, nullptr), 1);
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, skip_all, nullptr), -1);
+    uint32_t pinned = 0x3;  // idx 0 and 1
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, skip_set, &pinned), 2);
+    cache_invalidate(k.c, 1);
+    cache_invalidate(k.c, 3);
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, skip_set, &pinned), 3);   // free, not pinned
+    pinned = 0xB;           // 0, 1, 3 pinned: the only unpinned way is present idx 2
+    EXPECT_EQ(cache_victim_filtered(k.c, 7, skip_set, &pinned), 2);
+}
+
+TEST(Cache, FullyAssociative512Lines)
+{
+    Cache k(512 * 64, 64, 0);
+    ASSERT_EQ(cache_num_lines(k.c), 512u);
+    auto addr = [](uint32_t i) { return uint64_t(i) * 7919u + 13u + (uint64_t(i & 3) << 40); };
+    for (uint32_t i = 0; i < 512; i++) {
+        ASSERT_EQ(cache_victim(k.c, addr(i)), int32_t(i));
+        cache_install(k.c, int32_t(i), addr(i), 0);
+    }
+    for (uint32_t i = 0; i < 512; i++) EXPECT_EQ(cache_lookup(k.c, addr(i)), int32_t(i));
+    EXPECT_EQ(cache_lookup(k.c, addr(512)), -1);
+    EXPECT_EQ(cache_lookup(k.c, 14), -1);
+    EXPECT_EQ(cache_victim(k.c, addr(600)), 0);
+    cache_touch(k.c, 0);
+    cache_touch(k.c, 1);
+    EXPECT_EQ(cache_victim(k.c, addr(600)), 2);
+    cache_invalidate(k.c, 300);
+    EXPECT_EQ(cache_lookup(k.c, addr(300)), -1);
+    EXPECT_EQ(cache_victim(k.c, addr(600)), 300);
+    // Drop every third line and check the rest are still found (hash deletions).
+    for (uint32_t i = 0; i < 512; i += 3) cache_invalidate(k.c, int32_t(i));
+    for (uint32_t i = 0; i < 512; i++) {
+        int32_t want = (i % 3 == 0 || i == 300) ? -1 : int32_t(i);
+        EXPECT_EQ(cache_lookup(k.c, addr(i)), want) << i;
+    }
+    // Re-install them under new addresses.
+    for (uint32_t i = 0; i < 512; i += 3) cache_install(k.c, int32_t(i), addr(1000 + i), 0);
+    for (uint32_t i = 0; i < 512; i += 3) EXPECT_EQ(cache_lookup(k.c, addr(1000 + i)), int32_t(i));
+    EXPECT_EQ(cache_victim(k.c, 1), 2);   // oldest untouched survivor (0, 1 touched; 3k re-installed)
+}
+
+// Reference model: naive scan as specified (free way with the lowest index, else least lru stamp).
+TEST(Cache, RandomOpsMatchReferenceModel)
+{
+    const uint32_t ways = 4, sets = 8, n = ways * sets;
+    Cache k(n * 32, 32, ways);
+    struct Ref { bool present = false; uint64_t tag = 0, lru = 0; };
+    std::vector<Ref> ref(n);
+    uint64_t clock = 0;
+    std::mt19937_64 rng(12345);
+    for (int step = 0; step < 20000; step++) {
+        uint64_t a = rng() % 96;
+        uint32_t set = uint32_t(a % sets);
+        int32_t want = -1;
+        for (uint32_t w = 0; w < ways; w++)
+            if (ref[set * ways + w].present && ref[set * ways + w].tag == a) want = int32_t(set * ways + w);
+        ASSERT_EQ(cache_lookup(k.c, a), want) << step;
+        if (want >= 0) {
+            if (rng() % 5 == 0) { cache_invalidate(k.c, want); ref[want].present = false; }
+            else { cache_touch(k.c, want); ref[want].lru = ++clock; }
+            continue;
+        }
+        int32_t v = -1;
+        for (uint32_t w = 0; w < ways && v < 0; w++)
+            if (!ref[set * ways + w].present) v = int32_t(set * ways + w);
+        if (v < 0) {
+            v = int32_t(set * ways);
+            for (uint32_t w = 1; w < ways; w++)
+                if (ref[set * ways + w].lru < ref[v].lru) v = int32_t(set * ways + w);
+        }
+        ASSERT_EQ(cache_victim(k.c, a), v) << step;
+        cache_invalidate(k.c, v);
+        cache_install(k.c, v, a, 0);
+        ref[v] = Ref{true, a, ++clock};
+    }
+}
+
+TEST(Cache, MaskHelpers)
+{
+    uint64_t m[2] = {123, 456};
+    cache_mask_range(m, 60, 8);
+    EXPECT_EQ(m[0], 0xF000000000000000ull);
+    EXPECT_EQ(m[1], 0xFull);
+    EXPECT_EQ(cache_mask_popcount(m), 8u);
+    cache_mask_range(m, 0, 128);
+    EXPECT_EQ(m[0], ~0ull);
+    EXPECT_EQ(m[1], ~0ull);
+    EXPECT_EQ(cache_mask_popcount(m), 128u);
+    cache_mask_range(m, 64, 64);
+    EXPECT_EQ(m[0], 0u);
+    EXPECT_EQ(m[1], ~0ull);
+    cache_mask_range(m, 120, 16);     // clamped to the 128-byte line
+    EXPECT_EQ(m[0], 0u);
+    EXPECT_EQ(m[1], 0xFF00000000000000ull);
+    cache_mask_range(m, 3, 0);
+    EXPECT_EQ(m[0], 0u);
+    EXPECT_EQ(m[1], 0u);
+}
+
+TEST(Cache, PartialWriteThenFillKeepsDirtyBytes)
+{
+    Cache k(4 * 128, 128, 0);
+    cache_install(k.c, 2, 77, 1);
+    const cache_line *l = cache_line_at_const(k.c, 2);
+    EXPECT_EQ(l->valid[0] | l->valid[1], 0u);
+    EXPECT_FALSE(cache_range_valid(k.c, 2, 0, 1));
+    const uint8_t w[4] = {1, 2, 3, 4};
+    cache_write(k.c, 2, 8, w, 4);
+    EXPECT_EQ(l->valid[0], 0xF00ull);
+    EXPECT_EQ(l->dirty[0], 0xF00ull);
+    EXPECT_EQ(l->dirty[1], 0u);
+    EXPECT_TRUE(cache_range_valid(k.c, 2, 8, 4));
+    EXPECT_FALSE(cache_range_valid(k.c, 2, 8, 5));
+    EXPECT_FALSE(cache_range_valid(k.c, 2, 7, 2));
+    EXPECT_TRUE(cache_is_dirty(k.c, 2));
+    const uint8_t w2[2] = {9, 9};
+    cache_write(k.c, 2, 126, w2, 2);   // top of the second mask word
+    EXPECT_EQ(l->dirty[1], 0xC000000000000000ull);
+
+    std::vector<uint8_t> fill(128, 0xAA);
+    cache_fill(k.c, 2, fill.data());
+    const uint8_t *d = cache_data_const(k.c, 2);
+    EXPECT_EQ(d[7], 0xAA);
+    EXPECT_EQ(d[8], 1);
+    EXPECT_EQ(d[11], 4);
+    EXPECT_EQ(d[12], 0xAA);
+    EXPECT_EQ(d[125], 0xAA);
+    EXPECT_EQ(d[126], 9);
+    EXPECT_EQ(d[127], 9);
+    EXPECT_EQ(l->valid[0], ~0ull);
+    EXPECT_EQ(l->valid[1], ~0ull);
+    EXPECT_EQ(l->dirty[0], 0xF00ull);               // fill does not change dirtiness
+    EXPECT_EQ(l->dirty[1], 0xC000000000000000ull);
+    EXPECT_TRUE(cache_range_valid(k.c, 2, 0, 128));
+    EXPECT_FALSE(cache_range_valid(k.c, 2, 100, 29));   // beyond the line
+    cache_clean(k.c, 2);
+    EXPECT_FALSE(cache_is_dirty(k.c, 2));
+    EXPECT_EQ(l->valid[0], ~0ull);                  // clean keeps data valid
+    std::vector<uint8_t> fill2(128, 0x55);
+    cache_fill(k.c, 2, fill2.data());               // no dirty bytes: all replaced
+    EXPECT_EQ(d[8], 0x55);
+    EXPECT_EQ(d[127], 0x55);
+}
+
+TEST(Cache, InstallResetsLineState)
+{
+    Cache k(4 * 64, 64, 0);
+    cache_install(k.c, 1, 5, 1);
+    cache_line *l = cache_line_at(k.c, 1);
+    l->pb_index = 7;
+    l->ready_ps = 1234;
+    const uint8_t w[1] = {0x42};
+    cache_write(k.c, 1, 0, w, 1);
+    uint64_t lru0 = l->lru;
+    cache_invalidate(k.c, 1);
+    EXPECT_EQ(l->present, 0);
+    EXPECT_EQ(l->pb_index, CACHE_NO_PB);
+    EXPECT_EQ(l->valid[0], 0u);
+    EXPECT_EQ(cache_data(k.c, 1)[0], 0);
+    cache_install(k.c, 1, 6, 0);
+    EXPECT_EQ(l->present, 1);
+    EXPECT_EQ(l->tag, 6u);
+    EXPECT_EQ(l->pm, 0);
+    EXPECT_EQ(l->pb_index, CACHE_NO_PB);
+    EXPECT_EQ(l->dirty[0] | l->dirty[1] | l->valid[0] | l->valid[1], 0u);
+    EXPECT_GT(l->lru, lru0);
+    EXPECT_EQ(cache_lookup(k.c, 5), -1);
+    EXPECT_EQ(cache_lookup(k.c, 6), 1);
+}
+
+TEST(Cache, DirtyCountersAndCollect)
+{
+    Cache k(8 * 64, 64, 0);
+    const uint8_t b[1] = {1};
+    cache_install(k.c, 5, 50, 1);
+    cache_install(k.c, 1, 10, 1);
+    cache_install(k.c, 3, 30, 0);
+    cache_install(k.c, 6, 60, 0);
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
+    cache_write(k.c, 5, 0, b, 1);
+    cache_write(k.c, 1, 3, b, 1);
+    cache_write(k.c, 3, 63, b, 1);
+    cache_write(k.c, 1, 4, b, 1);            // already dirty: no double count
+    EXPECT_EQ(cache_count_dirty(k.c, 1), 2u);
+    EXPECT_EQ(cache_count_dirty(k.c, 0), 1u);
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 3u);
+
+    int32_t out[8] = {-9, -9, -9, -9, -9, -9, -9, -9};
+    ASSERT_EQ(cache_collect_dirty(k.c, -1, out, 8), 3u);
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], 3);
+    EXPECT_EQ(out[2], 5);
+    ASSERT_EQ(cache_collect_dirty(k.c, 1, out, 8), 2u);
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], 5);
+    ASSERT_EQ(cache_collect_dirty(k.c, 0, out, 8), 1u);
+    EXPECT_EQ(out[0], 3);
+    out[1] = -9;
+    ASSERT_EQ(cache_collect_dirty(k.c, -1, out, 1), 1u);   // truncated at max
+    EXPECT_EQ(out[0], 1);
+    EXPECT_EQ(out[1], -9);
+
+    cache_clean(k.c, 1);
+    EXPECT_EQ(cache_count_dirty(k.c, 1), 1u);
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 2u);
+    cache_clean(k.c, 1);                     // cleaning a clean line changes nothing
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 2u);
+    cache_invalidate(k.c, 3);
+    EXPECT_EQ(cache_count_dirty(k.c, 0), 0u);
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 1u);
+    cache_install(k.c, 5, 51, 0);            // re-install over a dirty PM line
+    EXPECT_EQ(cache_count_dirty(k.c, 1), 0u);
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
+    cache_fill(k.c, 6, std::vector<uint8_t>(64, 3).data());  // fill does not dirty
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
+    EXPECT_EQ(cache_collect_dirty(k.c, -1, out, 8), 0u);
+}
+
+}  // namespace

@@ -1,0 +1,168 @@
+// SystemC integration tests: whole-system runs on a small GPU. Each test case runs in its own
+// process (SystemC elaborates once per process).
+#include <gtest/gtest.h>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+#include "sim.h"
+
+using namespace persim;
+
+namespace {
+
+RunSpec small_spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {})
+{
+    RunSpec s;
+    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json");
+    for (const auto &kv : sets) s.cfg.set_kv(kv);
+    s.model = model;
+    s.workload = workload;
+    s.small = true;
+    s.write_files = false;
+    s.quiet = true;
+    return s;
+}
+
+double stat(const RunResult &r, const std::string &name) { return r.stats["summary"][name]["value"].get<double>(); }
+
+std::string write_trace(const std::string &name, const std::string &text)
+{
+    auto p = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".trace");
+    std::ofstream(p) << text;
+    return p.string();
+}
+
+struct Durable {
+    uint64_t ps;
+    uint64_t addr;
+    uint8_t byte0;
+};
+struct Recorder : DurableSink {
+    std::vector<Durable> ev;
+    void on_durable(uint64_t t, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint32_t, int) override
+    {
+        (void)mask;
+        ev.push_back({t, la, data[0]});
+    }
+};
+
+} // namespace
+
+class AllWorkloads : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string>> {};
+
+TEST_P(AllWorkloads, RunsAndVerifies)
+{
+    auto [wl, model, place] = GetParam();
+    RunSpec s = small_spec(model, wl, {"system.pm_placement=" + place});
+    RunResult r = run_simulation(s);
+    ASSERT_EQ(r.code, EXIT_OK) << r.status << ": " << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_GT(r.instructions, 0u);
+    EXPECT_GT(stat(r, "persisted_writes"), 0);
+    EXPECT_GT(stat(r, "sim_ns"), 0);
+    // Every PM line flushed from an L1 reaches the persistence domain.
+    EXPECT_EQ(stat(r, "pm_flushes"), stat(r, "persisted_writes"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sc, AllWorkloads,
+    ::testing::Combine(::testing::Values("gpkvs", "hm", "srad", "reduction", "mq", "scan"),
+                       ::testing::Values("epoch", "gpm", "sbrp"), ::testing::Values("near", "far")),
+    [](const auto &info) {
+        return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param);
+    });
+
+// Section 6.1 example: pX=a; pY=b; oFence; pX=c. X=c must not be durable before Y=b.
+namespace {
+RunResult run_sec61(const std::string &policy, Recorder &rec)
+{
+    std::string t = write_trace("sec61_" + policy,
+                                "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n"
+                                "st 0x10000000000 4 = 0xa\n"
+                                "st 0x10000001000 4 = 0xb\n"
+                                "order\n"
+                                "st 0x10000000000 4 = 0xc\n"
+                                "durable\n");
+    RunSpec s = small_spec("sbrp", "", {"persist.flush_policy=" + policy});
+    s.trace = t;
+    s.sink = &rec;
+    return run_simulation(s);
+}
+void expect_y_before_xc(const Recorder &rec)
+{
+    uint64_t y = 0, xc = 0;
+    for (auto &e : rec.ev) {
+        if (e.addr == 0x10000001000ull) y = e.ps;
+        if (e.addr == 0x10000000000ull && e.byte0 == 0xc) xc = e.ps;
+    }
+    ASSERT_GT(y, 0u);
+    ASSERT_GT(xc, 0u) << "X=c never persisted";
+    EXPECT_GT(xc, y);
+}
+} // namespace
+
+// Lazy policy: X=a and Y=b are still buffered when X=c arrives, so the store stalls in the EDM.
+TEST(SbrpOrder, Sec61StoreStallsInEdmUnderLazy)
+{
+    Recorder rec;
+    RunResult r = run_sec61("lazy", rec);
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    expect_y_before_xc(rec);
+    EXPECT_GT(stat(r, "stall_edm_cycles"), 0);
+    EXPECT_EQ(r.stats["top.gpu.sm00.l1.pb"]["stall_order"]["value"].get<int>(), 1);
+}
+
+// Window policy: X=a already left the PB; X=c gets a new entry held by the FSM until Y=b is acked.
+TEST(SbrpOrder, Sec61OrderedByFsmUnderWindow)
+{
+    Recorder rec;
+    RunResult r = run_sec61("window", rec);
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    expect_y_before_xc(rec);
+    EXPECT_GE(r.stats["top.gpu.sm00.l1.pb"]["fsm_blocks"]["value"].get<int>(), 1);
+}
+
+// oFence does not stall the warp under SBRP; the epoch barrier does.
+TEST(SbrpVsEpoch, OFenceDoesNotStallEpochBarrierDoes)
+{
+    RunResult s = run_simulation(small_spec("sbrp", "gpkvs"));
+    ASSERT_EQ(s.code, EXIT_OK) << s.message;
+    EXPECT_EQ(stat(s, "stall_barrier_cycles"), 0);
+    (void)0;
+}
+
+TEST(SbrpVsEpoch, EpochBarriersStall)
+{
+    RunResult e = run_simulation(small_spec("epoch", "gpkvs"));
+    ASSERT_EQ(e.code, EXIT_OK) << e.message;
+    EXPECT_GT(stat(e, "stall_barrier_cycles"), 0);
+    EXPECT_EQ(stat(e, "stall_odm_cycles"), 0);
+}
+
+// A tiny persist buffer fills up and stalls warps.
+TEST(SbrpPb, TinyBufferStallsOnFull)
+{
+    RunResult r = run_simulation(small_spec("sbrp", "gpkvs", {"persist.pb_entries=2", "persist.flush_policy=lazy"}));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_GT(stat(r, "stall_pb_full_cycles"), 0);
+}
+
+// eADR shortens the persist round trip on PM-far (durable at the host LLC).
+TEST(Eadr, ShortensPersistLatency)
+{
+    RunResult a = run_simulation(small_spec("sbrp", "gpkvs", {"system.pm_placement=far", "system.eadr=true"}));
+    ASSERT_EQ(a.code, EXIT_OK) << a.message;
+    EXPECT_EQ(a.stats["top.nvm0"]["eadr"]["value"].get<int>(), 1);
+    EXPECT_LT(a.stats["top.nvm0"]["avg_persist_latency_ns"]["value"].get<double>(), 100.0);
+}
+
+TEST(Eadr, AdrPersistLatencyIncludesNvmQueue)
+{
+    RunResult a = run_simulation(small_spec("sbrp", "gpkvs", {"system.pm_placement=far"}));
+    ASSERT_EQ(a.code, EXIT_OK) << a.message;
+    EXPECT_EQ(a.stats["top.nvm0"]["eadr"]["value"].get<int>(), 0);
+    EXPECT_GT(a.stats["top.pcie"]["down_payload_bytes"]["value"].get<double>(), 0);
+}

@@ -1,0 +1,61 @@
+/* persim: helpers for workload generators (see the end of workload.h). */
+#include "workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define WL_ALIGN 128u
+
+void wl_rng_seed(wl_rng *r, uint64_t seed) { r->s = seed; }
+
+/* splitmix64 (Steele, Lea, Flood 2014; constants as in Vigna's reference code). */
+uint64_t wl_rng_next(wl_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) by rejection: draws below 2^64 mod n are rejected, so the accepted range
+ * is a whole multiple of n. n == 0 returns 0. */
+uint64_t wl_rng_below(wl_rng *r, uint64_t n)
+{
+    if (n == 0) return 0;
+    uint64_t threshold = (0 - n) % n;   /* 2^64 mod n */
+    for (;;) {
+        uint64_t x = wl_rng_next(r);
+        if (x >= threshold) return x % n;
+    }
+}
+
+static uint64_t align_up(uint64_t a)
+{
+    if (a > UINT64_MAX - (WL_ALIGN - 1)) {
+        fprintf(stderr, "persim: wl_alloc: address 0x%llx overflows\n", (unsigned long long)a);
+        abort();
+    }
+    return (a + WL_ALIGN - 1) & ~(uint64_t)(WL_ALIGN - 1);
+}
+
+void wl_alloc_init(wl_alloc *a, const wl_params *prm)
+{
+    a->pm_next = align_up(prm->pm_base);
+    a->vol_next = align_up(prm->vol_base);
+}
+
+static uint64_t bump(uint64_t *next, uint64_t bytes, const char *what)
+{
+    uint64_t at = *next;
+    if (bytes > UINT64_MAX - at - WL_ALIGN) {
+        fprintf(stderr, "persim: wl_alloc_%s(%llu) overflows the address space\n", what,
+                (unsigned long long)bytes);
+        abort();
+    }
+    *next = align_up(at + bytes);
+    return at;
+}
+
+uint64_t wl_alloc_pm(wl_alloc *a, uint64_t bytes) { return bump(&a->pm_next, bytes, "pm"); }
+
+uint64_t wl_alloc_vol(wl_alloc *a, uint64_t bytes) { return bump(&a->vol_next, bytes, "vol"); }
