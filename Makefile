@@ -15,6 +15,8 @@ BUILD   ?= build
 CMFLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
 endif
 PERSIM  := $(BUILD)/persim
+# Debian's python3 has python3-matplotlib (installed by scripts/install-deps.sh).
+PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
 .PHONY: all deps configure build test demo bench clean help
 
@@ -41,10 +43,10 @@ test: build
 	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
-	python3 scripts/demo.py --persim $(PERSIM) --out results/demo
+	$(PYTHON) scripts/demo.py --persim $(PERSIM) --out results/demo
 
 bench: build
-	python3 scripts/bench.py --persim $(PERSIM)
+	$(PYTHON) scripts/bench.py --persim $(PERSIM)
 
 clean:
 	rm -rf build build-san

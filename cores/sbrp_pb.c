@@ -25,30 +25,54 @@
  *   - eviction: an ordering entry precedes PB_k iff prev_ord(PB_k) >= seq(head) (ordering
  *     entries older than the head have all left; younger ones are all still present).
  *
- * EDM waits. Each EDM warp has a target: a sequence number (edm_pending bit set) or "ACTR==0"
- * only. When an entry leaves the PB (flush, eviction, retire) the pending bits of warps
- * targeting it clear. EDM bits without pending target clear whenever ACTR is zero.
- *   store conflict                     -> target PB_k
- *   eviction behind an ordering entry  -> target that (youngest preceding) ordering entry
- *   eviction blocked by FSM or by hold -> ACTR==0
- *   dFence / device pAcq/pRel at head  -> ACTR==0 (moved from ODM)
- * Liveness hold: while ACTR > 0 and some EDM warp has no pending target, no flush and no
- * eviction starts (ordering entries still retire).
+ * EDM waits and the two-phase acknowledgement counter. ACTR is split into ACTR[0] and ACTR[1]
+ * with a current-phase bit P: every flush or eviction increments ACTR[P] and carries P to the
+ * persistence domain, which returns it with the acknowledgement (one extra counter, one phase
+ * bit per flush and per ack; the paper's ACTR is ACTR[0] + ACTR[1]). Phase !P is "closed": it
+ * receives no new flushes, so ACTR[!P] only falls. P flips only when ACTR[!P] == 0, so a counter
+ * always holds the flushes of one phase period. A warp that must wait until every flush issued
+ * so far is acknowledged waits for a *drain point*, tracked by three disjoint EDM sub-masks:
+ *   edm_pending  target entry still in the PB (edm_target[w] = its seq);
+ *   edm_cur      waits for the current phase: needs a flip first, then becomes edm_old;
+ *   edm_old      waits for the closed phase: released when ACTR[!P] == 0.
+ * A new drain-point waiter joins edm_old if ACTR[P] == 0 (nothing of the current phase is in
+ * flight) and edm_cur otherwise. settle(): ACTR[P] == 0 moves edm_cur into edm_old; ACTR[!P] == 0
+ * releases edm_old, then flips P if edm_cur is non-empty or flip_req is set (edm_cur becomes
+ * edm_old; flip_req: FSM liveness, below). So a waiter waits for at most two phases while new
+ * flushes continue in the new phase, and the check is O(1) (mask operations; an RTL needs two
+ * more warp masks). EDM = pending | cur | old.
+ *   store conflict                     -> target PB_k, then drain point (PB_k's own flush has
+ *                                         just been counted in ACTR[P])
+ *   eviction behind an ordering entry  -> target that (youngest preceding) ordering entry, then
+ *                                         drain point
+ *   eviction blocked by FSM            -> drain point
+ *   dFence / device pAcq/pRel at head  -> drain point (moved from ODM)
+ * This replaces the earlier "liveness hold" (no flush or eviction while such a warp waited).
  *
  * FSM refinement (deviation from the literal "OR the entry's warps into FSM"). The paper
  * defines the FSM as "the warps whose persists are currently being flushed" and claims that
  * per-warp tracking lets pY (T32: oFence; pY) persist concurrently with pX of T0. With one
  * global ACTR that only holds if a fence sets FSM bits for warps that actually have flushed,
- * unacknowledged persists. So the PB keeps FWM, the OR of the warp masks of all persists
- * flushed or evicted since ACTR was last zero (cleared with FSM at ACTR == 0), and
- *   oFence, block pRel retire: FSM |= mask & FWM
- *   block pAcq retire:          FSM |= mask if ACTR > 0 (an acquire inherits every persist in
- *                               flight, whoever issued it, because it may have synchronized
- *                               with any earlier release)
+ * unacknowledged persists. So the PB keeps FWM[p], the OR of the warp masks of all persists
+ * flushed or evicted in phase p since ACTR[p] was last zero, and
+ *   oFence, block pRel retire: FSM[p] |= mask & FWM[p]       (p = 0, 1)
+ *   block pAcq retire:          FSM[p] |= mask if ACTR[p] > 0 (an acquire inherits every
+ *                               persist in flight, whoever issued it, because it may have
+ *                               synchronized with any earlier release)
+ * FSM[p] and FWM[p] clear when ACTR[p] reaches zero; the FSM seen by the head check, by
+ * eviction and by sbrp_pb_fsm() is FSM[0] | FSM[1].
  * Safety: all persists of w before its fence sit in entries before the fence, so when the
- * fence retires they have been flushed; those not yet acknowledged have put w in FWM. Hence
- * FSM != 0 implies ACTR > 0, and the "mask & FSM with ACTR == 0 -> clear FSM" step of the head
- * check is kept only as a guard.
+ * fence retires they have been flushed; each one not yet acknowledged is counted in some
+ * ACTR[p] > 0 and has put w in FWM[p], hence in FSM[p], which clears only once ACTR[p] == 0.
+ * FSM[p] != 0 implies ACTR[p] > 0, and the "mask & FSM with ACTR == 0 -> clear FSM" step of the
+ * head check is kept only as a guard.
+ * Why FSM is per phase (liveness): with an FSM cleared only at total ACTR == 0 and no hold,
+ * total ACTR may never reach zero under a continuous stream, so an eviction blocked by FSM would
+ * be released at its drain point, retry, and block again indefinitely. Per phase, FSM cannot
+ * grow while the entry is in the PB (no ordering entry precedes it, so none retires), and the
+ * drain point clears every FSM[p] that was set when it blocked: the retry succeeds. Likewise a
+ * head persist blocked by FSM[P] requests a flip (flip_req), so the blocking phase closes and
+ * drains even if evictions keep ACTR[P] above zero.
  *
  * Statistics: stores/fences count accepted operations (stalled attempts that the caller
  * retries are counted in stall_* instead); stall_order counts stores blocked by ordering,
@@ -71,13 +95,18 @@ struct sbrp_pb {
     uint32_t tail;           /* next slot to allocate */
     uint32_t used;           /* slots from head to tail (valid entries and holes) */
     uint32_t count;          /* valid entries */
-    uint32_t actr;
+    uint32_t actr[2];        /* unacknowledged flushes/evictions per phase */
+    uint32_t phase;          /* P: phase of new flushes; !P is the closed phase */
+    uint32_t flip_req;       /* a head persist blocked by FSM[P] asks for a flip */
     uint32_t drain_all;
     uint64_t wmask;          /* bits of the configured warps */
-    uint64_t odm, edm, fsm;
-    uint64_t fwm;            /* warps with persists flushed since ACTR was last zero */
+    uint64_t odm, edm;
+    uint64_t fsm[2];         /* FSM per phase */
+    uint64_t fwm[2];         /* warps with persists flushed in phase p since ACTR[p] was zero */
     uint64_t full_waiters;
     uint64_t edm_pending;    /* EDM warps whose target entry is still in the PB */
+    uint64_t edm_cur;        /* EDM warps waiting for the current phase (flip first) */
+    uint64_t edm_old;        /* EDM warps waiting for the closed phase to drain */
     uint64_t next_seq;       /* sequence number of the next entry, from 1 */
     uint64_t last_ord_alloc; /* seq of the youngest ordering entry allocated (0: none) */
     uint64_t fsm_block_seq;  /* seq of the head persist last counted in fsm_blocks */
@@ -130,25 +159,61 @@ const sbrp_pb_cfg *sbrp_pb_config(const sbrp_pb *pb) { return &pb->cfg; }
 
 /* ---- internals ---- */
 
-static int hold(const sbrp_pb *pb)
+static uint32_t actr_total(const sbrp_pb *pb) { return pb->actr[0] + pb->actr[1]; }
+static uint64_t fsm_any(const sbrp_pb *pb) { return pb->fsm[0] | pb->fsm[1]; }
+
+/* Advance the drain-point waiters (see the top comment). Called after anything that can lower
+ * a phase counter or add a waiter. At most one flip per call: after a flip the closed phase is
+ * the old current phase, which is non-zero whenever edm_cur or flip_req was set. */
+static void settle(sbrp_pb *pb)
 {
-    return pb->actr > 0u && (pb->edm & ~pb->edm_pending) != 0u;
+    uint32_t p = pb->phase, q = p ^ 1u;
+    if (pb->actr[p] == 0u) {             /* nothing of the current phase in flight */
+        pb->edm_old |= pb->edm_cur;
+        pb->edm_cur = 0;
+        pb->flip_req = 0;                /* FSM[P] is empty too */
+    }
+    if (pb->actr[q] == 0u) {
+        pb->edm &= ~pb->edm_old;         /* closed phase drained: its waiters resume */
+        pb->edm_old = 0;
+        if (pb->edm_cur || pb->flip_req) {
+            pb->phase = q;               /* drain point: new flushes count in the other phase */
+            pb->edm_old = pb->edm_cur;
+            pb->edm_cur = 0;
+            pb->flip_req = 0;
+        }
+    }
 }
 
-static void release_edm(sbrp_pb *pb)
+/* Remove `m` from any earlier EDM wait (a stalled warp that issued anyway). */
+static void edm_forget(sbrp_pb *pb, uint64_t m)
 {
-    if (pb->actr == 0u) pb->edm &= pb->edm_pending;
+    pb->edm &= ~m;
+    pb->edm_pending &= ~m;
+    pb->edm_cur &= ~m;
+    pb->edm_old &= ~m;
+}
+
+/* Warps `m` wait in EDM until every flush issued so far is acknowledged. */
+static void drain_wait(sbrp_pb *pb, uint64_t m)
+{
+    if (!m) return;
+    pb->edm |= m;
+    if (pb->actr[pb->phase] == 0u) pb->edm_old |= m;
+    else pb->edm_cur |= m;
+    settle(pb);
 }
 
 static void entry_left(sbrp_pb *pb, uint64_t seq)
 {
     uint32_t w;
+    uint64_t r = 0;
     if (pb->edm_pending) {
         for (w = 0; w < pb->cfg.warps; w++)
-            if ((pb->edm_pending & wbit(w)) && pb->edm_target[w] == seq)
-                pb->edm_pending &= ~wbit(w);
+            if ((pb->edm_pending & wbit(w)) && pb->edm_target[w] == seq) r |= wbit(w);
+        pb->edm_pending &= ~r;
+        drain_wait(pb, r);
     }
-    release_edm(pb);
 }
 
 static uint32_t next_slot(const sbrp_pb *pb, uint32_t s) { return s + 1u == pb->cfg.entries ? 0u : s + 1u; }
@@ -193,7 +258,16 @@ static int valid_persist(const sbrp_pb *pb, uint32_t s)
     return s < pb->cfg.entries && E_SEQ(pb)[s] != 0u && e_type(pb, s) == SBRP_PERSIST;
 }
 
-/* 0: evictable; 1: an ordering entry precedes (*target = its seq); 2: FSM or liveness hold. */
+/* A persist with warp mask m leaves (flush or eviction): count it in the current phase. */
+static uint32_t count_flush(sbrp_pb *pb, uint64_t m)
+{
+    uint32_t p = pb->phase;
+    pb->actr[p]++;
+    pb->fwm[p] |= m;
+    return p;
+}
+
+/* 0: evictable; 1: an ordering entry precedes (*target = its seq); 2: FSM. */
 static int evict_block(const sbrp_pb *pb, uint32_t s, uint64_t *target)
 {
     uint64_t p = E_PREV(pb)[s];
@@ -201,8 +275,7 @@ static int evict_block(const sbrp_pb *pb, uint32_t s, uint64_t *target)
         if (target) *target = p;
         return 1;
     }
-    if ((E_WARPS(pb)[s] & pb->fsm) && pb->actr > 0u) return 2;
-    if (hold(pb)) return 2;
+    if ((E_WARPS(pb)[s] & fsm_any(pb)) && actr_total(pb) > 0u) return 2;
     return 0;
 }
 
@@ -210,61 +283,69 @@ static int policy_allows(const sbrp_pb *pb)
 {
     switch (pb->cfg.policy) {
     case SBRP_EAGER:  return 1;
-    case SBRP_WINDOW: return pb->actr < pb->cfg.window;
+    case SBRP_WINDOW: return actr_total(pb) < pb->cfg.window;
     default:          return pb->odm || pb->edm || pb->full_waiters || pb->drain_all;
     }
 }
 
 static void edm_wait(sbrp_pb *pb, uint32_t warp, int has_target, uint64_t target)
 {
-    pb->edm |= wbit(warp);
+    uint64_t b = wbit(warp);
+    edm_forget(pb, b);
     if (has_target) {
-        pb->edm_pending |= wbit(warp);
+        pb->edm |= b;
+        pb->edm_pending |= b;
         pb->edm_target[warp] = target;
     } else {
-        pb->edm_pending &= ~wbit(warp);
+        drain_wait(pb, b);
     }
-    release_edm(pb);
 }
 
 /* One head action; persists leave only if allow_flush. */
-static sbrp_drain drain_one(sbrp_pb *pb, int allow_flush, uint32_t *line_out)
+static sbrp_drain drain_one(sbrp_pb *pb, int allow_flush, uint32_t *line_out, uint32_t *phase_out)
 {
-    uint32_t h, t;
+    uint32_t h, t, p;
     uint64_t m;
     if (line_out) *line_out = SBRP_NO_ENTRY;
+    if (phase_out) *phase_out = 0;
     if (pb->count == 0u) return SBRP_DRAIN_IDLE;
     h = pb->head;
     t = e_type(pb, h);
     m = E_WARPS(pb)[h];
     if (t != SBRP_PERSIST) {
         if (t == SBRP_OFENCE || t == SBRP_REL_BLK) {
-            pb->fsm |= m & pb->fwm;
+            pb->fsm[0] |= m & pb->fwm[0];
+            pb->fsm[1] |= m & pb->fwm[1];
         } else if (t == SBRP_ACQ_BLK) {
-            if (pb->actr > 0u) pb->fsm |= m;
+            if (pb->actr[0] > 0u) pb->fsm[0] |= m;
+            if (pb->actr[1] > 0u) pb->fsm[1] |= m;
         } else {                                   /* dFence, device pAcq/pRel */
             pb->odm &= ~m;
-            pb->edm |= m;
-            pb->edm_pending &= ~m;
+            edm_forget(pb, m);
+            drain_wait(pb, m);                     /* resumes at once if ACTR == 0 */
         }
-        remove_entry(pb, h);                       /* also releases EDM if ACTR == 0 */
+        remove_entry(pb, h);
         return SBRP_DRAIN_ORDER;
     }
     if (!allow_flush) return SBRP_DRAIN_IDLE;
-    if (m & pb->fsm) {
-        if (pb->actr > 0u) {
+    if (m & fsm_any(pb)) {
+        if (actr_total(pb) > 0u) {
             if (pb->fsm_block_seq != E_SEQ(pb)[h]) {
                 pb->fsm_block_seq = E_SEQ(pb)[h];
                 pb->stats.fsm_blocks++;
             }
+            if ((m & pb->fsm[pb->phase]) && !pb->flip_req) {
+                pb->flip_req = 1;                  /* close the blocking phase */
+                settle(pb);
+            }
             return SBRP_DRAIN_IDLE;
         }
-        pb->fsm = 0;
+        pb->fsm[0] = pb->fsm[1] = 0;
     }
-    if (hold(pb) || !policy_allows(pb)) return SBRP_DRAIN_IDLE;
+    if (!policy_allows(pb)) return SBRP_DRAIN_IDLE;
     if (line_out) *line_out = e_line(pb, h);
-    pb->actr++;
-    pb->fwm |= m;
+    p = count_flush(pb, m);
+    if (phase_out) *phase_out = p;
     pb->stats.flushes++;
     remove_entry(pb, h);
     return SBRP_DRAIN_FLUSH;
@@ -337,11 +418,14 @@ int sbrp_pb_can_evict(const sbrp_pb *pb, uint32_t entry)
     return valid_persist(pb, entry) && evict_block(pb, entry, NULL) == 0;
 }
 
-sbrp_result sbrp_pb_evict(sbrp_pb *pb, uint32_t warp, uint32_t entry, uint32_t *line_out)
+sbrp_result sbrp_pb_evict(sbrp_pb *pb, uint32_t warp, uint32_t entry, uint32_t *line_out,
+                          uint32_t *phase_out)
 {
     uint64_t target = 0;
+    uint32_t p;
     int why;
     if (line_out) *line_out = SBRP_NO_ENTRY;
+    if (phase_out) *phase_out = 0;
     if (warp >= pb->cfg.warps || !valid_persist(pb, entry)) return SBRP_OK;
     why = evict_block(pb, entry, &target);
     if (why) {
@@ -350,25 +434,28 @@ sbrp_result sbrp_pb_evict(sbrp_pb *pb, uint32_t warp, uint32_t entry, uint32_t *
         return SBRP_STALL_ORDER;
     }
     if (line_out) *line_out = e_line(pb, entry);
-    pb->actr++;
-    pb->fwm |= E_WARPS(pb)[entry];
+    p = count_flush(pb, E_WARPS(pb)[entry]);
+    if (phase_out) *phase_out = p;
     pb->stats.evictions++;
     remove_entry(pb, entry);
     return SBRP_OK;
 }
 
-sbrp_drain sbrp_pb_drain(sbrp_pb *pb, uint32_t *line_out) { return drain_one(pb, 1, line_out); }
-
-void sbrp_pb_ack(sbrp_pb *pb)
+sbrp_drain sbrp_pb_drain(sbrp_pb *pb, uint32_t *line_out, uint32_t *phase_out)
 {
-    if (pb->actr == 0u) return;                    /* spurious ack: ignored */
-    pb->actr--;
+    return drain_one(pb, 1, line_out, phase_out);
+}
+
+void sbrp_pb_ack(sbrp_pb *pb, uint32_t phase)
+{
+    if (phase > 1u || pb->actr[phase] == 0u) return;   /* spurious ack: ignored */
+    pb->actr[phase]--;
     pb->stats.acks++;
-    if (pb->actr == 0u) {
-        pb->fsm = 0;
-        pb->fwm = 0;
-        release_edm(pb);
+    if (pb->actr[phase] == 0u) {
+        pb->fsm[phase] = 0;
+        pb->fwm[phase] = 0;
     }
+    settle(pb);
 }
 
 void sbrp_pb_drain_all(sbrp_pb *pb, int on) { pb->drain_all = on ? 1u : 0u; }
@@ -378,9 +465,11 @@ void sbrp_pb_drain_all(sbrp_pb *pb, int on) { pb->drain_all = on ? 1u : 0u; }
 uint64_t sbrp_pb_stalled(const sbrp_pb *pb) { return pb->odm | pb->edm | pb->full_waiters; }
 uint64_t sbrp_pb_odm(const sbrp_pb *pb) { return pb->odm; }
 uint64_t sbrp_pb_edm(const sbrp_pb *pb) { return pb->edm; }
-uint64_t sbrp_pb_fsm(const sbrp_pb *pb) { return pb->fsm; }
+uint64_t sbrp_pb_fsm(const sbrp_pb *pb) { return fsm_any(pb); }
 uint64_t sbrp_pb_full_waiters(const sbrp_pb *pb) { return pb->full_waiters; }
-uint32_t sbrp_pb_actr(const sbrp_pb *pb) { return pb->actr; }
+uint32_t sbrp_pb_actr(const sbrp_pb *pb) { return actr_total(pb); }
+uint32_t sbrp_pb_actr_phase(const sbrp_pb *pb, uint32_t phase) { return phase > 1u ? 0u : pb->actr[phase]; }
+uint32_t sbrp_pb_phase(const sbrp_pb *pb) { return pb->phase; }
 uint32_t sbrp_pb_count(const sbrp_pb *pb) { return pb->count; }
 int      sbrp_pb_empty(const sbrp_pb *pb) { return pb->count == 0u; }
 const sbrp_pb_stats *sbrp_pb_get_stats(const sbrp_pb *pb) { return &pb->stats; }
@@ -405,13 +494,14 @@ int sbrp_pb_entry(const sbrp_pb *pb, uint32_t pos, sbrp_type *type, uint32_t *li
 
 void sbrp_pb_step(sbrp_pb *pb, const sbrp_pb_in *in, sbrp_pb_out *out)
 {
-    uint32_t v = SBRP_NO_ENTRY;
+    uint32_t v = SBRP_NO_ENTRY, p = 0;
+    uint32_t actr;
     memset(out, 0, sizeof *out);
     out->entry = SBRP_NO_ENTRY;
     out->flush_line = SBRP_NO_ENTRY;
     out->evict_line = SBRP_NO_ENTRY;
     sbrp_pb_drain_all(pb, in->drain_all);
-    if (in->ack) sbrp_pb_ack(pb);
+    if (in->ack) sbrp_pb_ack(pb, in->ack_phase);
     switch (in->op) {
     case SBRP_IN_STORE:
         out->result = (uint8_t)sbrp_pb_store(pb, in->warp, in->line, in->entry, &v);
@@ -421,23 +511,26 @@ void sbrp_pb_step(sbrp_pb *pb, const sbrp_pb_in *in, sbrp_pb_out *out)
         out->result = (uint8_t)sbrp_pb_fence(pb, in->warp, (sbrp_type)in->fence_type);
         break;
     case SBRP_IN_EVICT:
-        out->result = (uint8_t)sbrp_pb_evict(pb, in->warp, in->entry, &v);
+        out->result = (uint8_t)sbrp_pb_evict(pb, in->warp, in->entry, &v, &p);
         if (out->result == SBRP_OK && v != SBRP_NO_ENTRY) {
             out->evict_valid = 1;
             out->evict_line = (uint16_t)v;
+            out->evict_phase = (uint8_t)p;
         }
         break;
     default:
         break;
     }
-    if (drain_one(pb, in->flush_ready != 0u, &v) == SBRP_DRAIN_FLUSH) {
+    if (drain_one(pb, in->flush_ready != 0u, &v, &p) == SBRP_DRAIN_FLUSH) {
         out->flush_valid = 1;
         out->flush_line = (uint16_t)v;
+        out->flush_phase = (uint8_t)p;
     }
     out->odm = pb->odm;
     out->edm = pb->edm;
-    out->fsm = pb->fsm;
+    out->fsm = fsm_any(pb);
     out->stalled = sbrp_pb_stalled(pb);
-    out->actr = (uint16_t)(pb->actr > 0xFFFFu ? 0xFFFFu : pb->actr);   /* saturating port */
+    actr = actr_total(pb);
+    out->actr = (uint16_t)(actr > 0xFFFFu ? 0xFFFFu : actr);   /* saturating port */
     out->count = (uint16_t)pb->count;
 }

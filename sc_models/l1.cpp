@@ -68,13 +68,13 @@ void L1::trace(sc_trace_file *tf)
     sc_trace(tf, actr_mirror_, std::string(name()) + ".actr");
 }
 
-void L1::schedule_ack(uint64_t at, uint64_t seq, bool pb_ack)
+void L1::schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase)
 {
-    acks_.push(Ack{at, seq, pb_ack});
+    acks_.push(Ack{at, seq, pb_ack, phase});
     ack_ev_.notify(ps(acks_.top().at - now_ps()));
 }
 
-void L1::writeback(int32_t idx, bool tracked, bool pb_persist)
+void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
 {
     cache_line *l = cache_line_at(cache_, idx);
     const bool pm = l->pm;
@@ -98,13 +98,14 @@ void L1::writeback(int32_t idx, bool tracked, bool pb_persist)
         ++st_.vol_writebacks;
     }
     if (pb_persist) {
-        schedule_ack(at, 0, true);
+        uint64_t s = next_seq_++;       // unique key only: PB acks are counted by phase in the core
+        schedule_ack(at, s, true, phase);
     } else if (tracked || pm) {
         // Epoch/GPM: every PM write-back (and volatile ones a fence waits for) is tracked.
         uint64_t s = next_seq_++;
         outstanding_.insert(s);
         last_tracked_ = s;
-        schedule_ack(at, s, false);
+        schedule_ack(at, s, false, 0);
     }
 }
 
@@ -117,7 +118,7 @@ void L1::ack_method()
         acks_.pop();
         ++st_.acks;
         if (a.pb) {
-            sbrp_pb_ack(pb_);
+            sbrp_pb_ack(pb_, a.phase);
             pb_changed = true;
         } else {
             outstanding_.erase(a.seq);
@@ -131,10 +132,10 @@ void L1::ack_method()
 
 void L1::pump()
 {
-    uint32_t line;
+    uint32_t line, phase;
     sbrp_drain r;
-    while ((r = sbrp_pb_drain(pb_, &line)) != SBRP_DRAIN_IDLE) {
-        if (r == SBRP_DRAIN_FLUSH) writeback((int32_t)line, false, true);
+    while ((r = sbrp_pb_drain(pb_, &line, &phase)) != SBRP_DRAIN_IDLE) {
+        if (r == SBRP_DRAIN_FLUSH) writeback((int32_t)line, false, true, phase);
     }
     touch_pb_stats();
     client_->on_pb_change(sbrp_pb_stalled(pb_));
@@ -149,11 +150,11 @@ L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, St
         // Every way holds a persist that may not leave L1 yet: stall the warp in the EDM on the
         // LRU line's entry (SBRP 6.1, "Eviction").
         int32_t lru = cache_victim(cache_, la);
-        uint32_t dummy;
+        uint32_t dummy, phase = 0;
         ++st_.evict_stalls;
-        sbrp_result r = sbrp_pb_evict(pb_, warp, cache_line_at(cache_, lru)->pb_index, &dummy);
+        sbrp_result r = sbrp_pb_evict(pb_, warp, cache_line_at(cache_, lru)->pb_index, &dummy, &phase);
         if (r == SBRP_OK) {           // became evictable meanwhile
-            writeback(lru, false, true);
+            writeback(lru, false, true, phase);
             v = lru;
         } else {
             *why = StallWhy::EDM;
@@ -165,14 +166,14 @@ L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, St
         if (l->present) {
             ++st_.evictions;
             if (pb_ && l->pb_index != CACHE_NO_PB) {
-                uint32_t line;
-                if (sbrp_pb_evict(pb_, warp, l->pb_index, &line) != SBRP_OK) {
+                uint32_t line, phase = 0;
+                if (sbrp_pb_evict(pb_, warp, l->pb_index, &line, &phase) != SBRP_OK) {
                     *why = StallWhy::EDM;
                     ++st_.evict_stalls;
                     pump();
                     return Evict::STALL;
                 }
-                writeback(v, false, true);
+                writeback(v, false, true, phase);
                 touch_pb_stats();
             } else if (cache_is_dirty(cache_, v)) {
                 writeback(v, false, false);

@@ -69,9 +69,9 @@ public:
 private:
     enum class Evict { OK, STALL };
     Evict make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why);
-    void writeback(int32_t idx, bool tracked, bool pb_persist);
+    void writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase = 0);
     void pump();                           // run PB head actions until idle
-    void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack);
+    void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase);
     void ack_method();
     void touch_pb_stats();
 
@@ -83,7 +83,7 @@ private:
     uint32_t line_bytes_;
     uint64_t pm_base_, hit_ps_, period_ps_;
 
-    struct Ack { uint64_t at, seq; bool pb; bool operator>(const Ack &o) const { return at != o.at ? at > o.at : seq > o.seq; } };
+    struct Ack { uint64_t at, seq; bool pb; uint32_t phase; bool operator>(const Ack &o) const { return at != o.at ? at > o.at : seq > o.seq; } };
     std::priority_queue<Ack, std::vector<Ack>, std::greater<Ack>> acks_;
     sc_core::sc_event ack_ev_;
     std::set<uint64_t> outstanding_;       // tracked write-backs not yet acknowledged

@@ -176,6 +176,8 @@ RunResult run_simulation(const RunSpec &spec)
     sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
     auto top = std::make_unique<Top>("top", spec.cfg, model, L.prog, L.img);
     if (spec.sink) top->set_durable_sink(spec.sink);
+    if (spec.log_block >= 0)
+        for (auto *s : top->gpu->sms) s->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);
     sc_trace_file *tf = nullptr;
     if (!spec.vcd.empty()) {
         std::string base = spec.vcd;

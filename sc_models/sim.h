@@ -19,7 +19,8 @@ struct RunSpec {
     std::string trace;
     std::string out_dir;         // empty: results/runs/<auto name>
     std::string csv;             // empty: <out parent>/runs.csv
-    std::string vcd;             // optional VCD waveform of PB occupancy / ACTR per SM
+    std::string vcd;
+    int log_block = -1, log_warp = -1; // --log-warp B:W: per-op timeline of that warp on stderr             // optional VCD waveform of PB occupancy / ACTR per SM
     bool write_files = true;
     bool quiet = false;
     DurableSink *sink = nullptr; // optional: sees every write as it becomes durable

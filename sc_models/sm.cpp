@@ -168,6 +168,8 @@ bool Sm::step(WarpCtx &w, uint64_t t, uint64_t &cycles)
             return true;
         }
         const persim_op &op = *w.pc;
+        if (log_ && w.block == log_block_ && w.warp == log_warp_ && op.kind <= OPK_COMPUTE && w.lines_done == 0)
+            log_step(w, t, "issue");
         switch (op.kind) {
         case OPK_LD:
         case OPK_ST:
@@ -201,8 +203,16 @@ bool Sm::step(WarpCtx &w, uint64_t t, uint64_t &cycles)
     }
     Prim p = w.prims[w.pi];
     ++st_.prims[(int)p];
+    if (log_ && w.block == log_block_ && w.warp == log_warp_) log_step(w, t, prim_name(p));
     exec_prim(w, p, *w.pc, t);
     return true;
+}
+
+void Sm::log_step(const WarpCtx &w, uint64_t t, const char *what)
+{
+    const persim_op &op = *w.pc;
+    std::fprintf(log_, "%12.3f ns  %s  block %u warp %u  op %u %-8s %-10s addr 0x%llx\n", t / 1000.0, name(), w.block,
+                 w.warp, op.id, op_kind_name(op.kind), what, (unsigned long long)op.addr);
 }
 
 bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)

@@ -4,6 +4,7 @@
 // happens (memory data, PB stall release, ack, flag release, barrier).
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 #include <systemc>
@@ -70,6 +71,8 @@ public:
     std::string describe_stuck() const;
     uint64_t instructions() const { return st_.instructions; }
     bool busy() const;
+    // Per-op timeline of one (block, warp) of every kernel to `f` (persim run --log-warp).
+    void set_log(std::FILE *f, uint32_t block, uint32_t warp) { log_ = f; log_block_ = block; log_warp_ = warp; }
     uint32_t unfinished_warps() const { return (uint32_t)warps_.size() - free_slots_; }
 
 private:
@@ -85,6 +88,9 @@ private:
     void check_block_sync(BlockCtx &b, uint64_t t);
     void check_drain();
 
+    void log_step(const WarpCtx &w, uint64_t t, const char *what);
+    std::FILE *log_ = nullptr;
+    uint32_t log_block_ = 0, log_warp_ = 0;
     int id_;
     Gpu *gpu_;
     const PersistModel *model_;

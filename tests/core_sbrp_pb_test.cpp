@@ -44,11 +44,13 @@ private:
 struct Drained {
     sbrp_drain d;
     uint32_t line;
+    uint32_t phase;
 };
 Drained drain(sbrp_pb *pb)
 {
     Drained r{};
-    r.d = sbrp_pb_drain(pb, &r.line);
+    r.phase = 99;
+    r.d = sbrp_pb_drain(pb, &r.line, &r.phase);
     return r;
 }
 
@@ -60,11 +62,24 @@ uint32_t alloc(sbrp_pb *pb, uint32_t warp, uint32_t line)
     return e;
 }
 
-void expect_flush(sbrp_pb *pb, uint32_t line)
+// Expects a flush of `line`, tagged with the current phase; returns that phase (for the ack).
+uint32_t expect_flush(sbrp_pb *pb, uint32_t line)
 {
+    uint32_t p = sbrp_pb_phase(pb);
+    uint32_t before = sbrp_pb_actr_phase(pb, p);
     Drained r = drain(pb);
     EXPECT_EQ(r.d, SBRP_DRAIN_FLUSH);
     EXPECT_EQ(r.line, line);
+    EXPECT_EQ(r.phase, p);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, p), before + 1);
+    return r.phase;
+}
+
+// Warp `warp` stores to a new `line`, which is flushed at once (EAGER, head); returns its phase.
+uint32_t alloc_flush(sbrp_pb *pb, uint32_t warp, uint32_t line)
+{
+    alloc(pb, warp, line);
+    return expect_flush(pb, line);
 }
 
 void expect_order(sbrp_pb *pb) { EXPECT_EQ(drain(pb).d, SBRP_DRAIN_ORDER); }
@@ -111,12 +126,29 @@ TEST(SbrpPb, InvalidArgumentsAreNoOps)
     EXPECT_EQ(sbrp_pb_store(pb, 0, 16, NO, &e), SBRP_OK);  // line out of range
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_PERSIST), SBRP_OK);
     EXPECT_EQ(sbrp_pb_fence(pb, 0, static_cast<sbrp_type>(7)), SBRP_OK);
-    EXPECT_EQ(sbrp_pb_evict(pb, 0, 2, &l), SBRP_OK);       // no such entry
+    uint32_t ph = 7;
+    EXPECT_EQ(sbrp_pb_evict(pb, 0, 2, &l, &ph), SBRP_OK);  // no such entry
     EXPECT_EQ(l, NO);
+    EXPECT_EQ(ph, 0u);
     EXPECT_EQ(sbrp_pb_count(pb), 0u);
-    sbrp_pb_ack(pb);                                        // spurious ack ignored
+    sbrp_pb_ack(pb, 0);                                     // spurious acks ignored
+    sbrp_pb_ack(pb, 1);
+    sbrp_pb_ack(pb, 2);                                     // no such phase
     EXPECT_EQ(sbrp_pb_actr(pb), 0u);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, 0), 0u);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, 1), 0u);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, 2), 0u);
     EXPECT_EQ(sbrp_pb_get_stats(pb)->acks, 0u);
+    // An ack of the wrong phase (whose counter is zero) is ignored too.
+    uint32_t e0 = alloc(pb, 1, 9);
+    EXPECT_EQ(sbrp_pb_evict(pb, 1, e0, &l, nullptr), SBRP_OK);   // phase_out may be NULL
+    EXPECT_EQ(sbrp_pb_phase(pb), 0u);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, 0), 1u);
+    sbrp_pb_ack(pb, 1);
+    EXPECT_EQ(sbrp_pb_actr(pb), 1u);
+    sbrp_pb_ack(pb, 0);
+    EXPECT_EQ(sbrp_pb_actr(pb), 0u);
+    EXPECT_EQ(sbrp_pb_get_stats(pb)->acks, 1u);
     // A stale pb_index (entry of another line) is treated as "no entry".
     uint32_t ex = alloc(pb, 0, 1);
     EXPECT_EQ(sbrp_pb_store(pb, 0, 2, ex, &e), SBRP_ALLOCATED);
@@ -161,18 +193,21 @@ TEST(SbrpPb, Sec61StoreStallExample)
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
     EXPECT_EQ(sbrp_pb_count(pb), 3u);
 
-    expect_flush(pb, X);                 // PB_k leaves; the warp now waits for ACTR == 0
+    uint32_t px = expect_flush(pb, X);   // PB_k leaves; the warp now waits for a drain point
     EXPECT_EQ(sbrp_pb_actr(pb), 1u);
     EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
-    // Liveness hold: the warp's target left and ACTR > 0, so no new flush starts.
-    expect_idle(pb);
-    EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));
-    sbrp_pb_ack(pb);                     // pX=a durable
-    EXPECT_EQ(sbrp_pb_actr(pb), 0u);
+    // The drain point flipped the phase: pX=a is the whole old phase. Flushes and evictions
+    // continue (no liveness hold); they count in the new phase.
+    EXPECT_NE(sbrp_pb_phase(pb), px);
+    EXPECT_TRUE(sbrp_pb_can_evict(pb, ey));
+    uint32_t py = expect_flush(pb, Y);
+    EXPECT_NE(py, px);
+    EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
+    sbrp_pb_ack(pb, px);                 // pX=a durable: the old phase drained
+    EXPECT_EQ(sbrp_pb_actr(pb), 1u);     // pY=b still in flight
     EXPECT_EQ(sbrp_pb_edm(pb), 0u);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
 
-    expect_flush(pb, Y);
     expect_order(pb);                    // oFence retires: warp 0 has an unacked flush -> FSM
     EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
     EXPECT_TRUE(sbrp_pb_empty(pb));
@@ -182,10 +217,10 @@ TEST(SbrpPb, Sec61StoreStallExample)
     expect_idle(pb);                     // pX=c ordered after pY=b (FSM, ACTR == 1)
     expect_idle(pb);
     EXPECT_EQ(sbrp_pb_get_stats(pb)->fsm_blocks, 1u);   // one episode, not one per call
-    sbrp_pb_ack(pb);                     // pY=b durable
+    sbrp_pb_ack(pb, py);                 // pY=b durable
     EXPECT_EQ(sbrp_pb_fsm(pb), 0u);
-    expect_flush(pb, X);
-    sbrp_pb_ack(pb);
+    uint32_t pc = expect_flush(pb, X);
+    sbrp_pb_ack(pb, pc);
     EXPECT_TRUE(sbrp_pb_empty(pb));
     EXPECT_EQ(sbrp_pb_actr(pb), 0u);
     const sbrp_pb_stats *st = sbrp_pb_get_stats(pb);
@@ -255,14 +290,15 @@ TEST(SbrpPb, FsmOrdersSameWarpAcrossOFence)
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_OFENCE), SBRP_OK);
     alloc(pb, 0, Y);
     alloc(pb, 1, Z);                     // unrelated warp behind pY
-    expect_flush(pb, X);
+    uint32_t px = expect_flush(pb, X);
     expect_order(pb);
     EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
     expect_idle(pb);                     // pY held until pX is acknowledged
     expect_idle(pb);
     EXPECT_EQ(sbrp_pb_get_stats(pb)->fsm_blocks, 1u);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);  // an oFence never stalls the warp
-    sbrp_pb_ack(pb);
+    EXPECT_NE(sbrp_pb_phase(pb), px);    // the FSM-blocked head closed pX's phase
+    sbrp_pb_ack(pb, px);
     EXPECT_EQ(sbrp_pb_fsm(pb), 0u);
     expect_flush(pb, Y);
     expect_flush(pb, Z);
@@ -281,7 +317,7 @@ TEST(SbrpPb, BlockScopeReleaseAcquire)
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));   // ordering entries precede
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ez));
-    expect_flush(pb, X);
+    uint32_t px = expect_flush(pb, X);
     expect_order(pb);                    // pRel
     EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
     expect_order(pb);                    // pAcq inherits the persists in flight
@@ -290,7 +326,7 @@ TEST(SbrpPb, BlockScopeReleaseAcquire)
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));
     EXPECT_TRUE(sbrp_pb_can_evict(pb, ez));    // unrelated warp is not ordered
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
-    sbrp_pb_ack(pb);
+    sbrp_pb_ack(pb, px);
     expect_flush(pb, Y);
     expect_flush(pb, Z);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
@@ -309,19 +345,21 @@ TEST(SbrpPb, DeviceScopeReleaseStallsOnlyItsWarp)
     uint32_t ey = alloc(pb, 1, Y);       // unrelated warp keeps storing
     uint32_t e;
     EXPECT_EQ(sbrp_pb_store(pb, 1, Y, ey, &e), SBRP_OK);
-    expect_flush(pb, X);
+    uint32_t px = expect_flush(pb, X);
     EXPECT_EQ(sbrp_pb_odm(pb), bit(0));
     expect_order(pb);                    // pRel at the head: ODM -> EDM
     EXPECT_EQ(sbrp_pb_odm(pb), 0u);
     EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
+    EXPECT_NE(sbrp_pb_phase(pb), px);    // drain point: pX's phase closed
     alloc(pb, 1, Z);
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
-    expect_idle(pb);                     // liveness hold until ACTR == 0
-    sbrp_pb_ack(pb);
+    uint32_t py = expect_flush(pb, Y);   // no hold: warp 1's persists keep flowing
+    EXPECT_NE(py, px);
+    sbrp_pb_ack(pb, px);                 // the old phase drained: warp 0 resumes, pY in flight
     EXPECT_EQ(sbrp_pb_edm(pb), 0u);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
-    expect_flush(pb, Y);
+    EXPECT_EQ(sbrp_pb_actr(pb), 1u);
     expect_flush(pb, Z);
 }
 
@@ -342,17 +380,17 @@ TEST(SbrpPb, DFenceWaitsForAllAcks)
     alloc(pb, 0, 2);
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_DFENCE), SBRP_STALL_FENCE);
     EXPECT_EQ(sbrp_pb_odm(pb), bit(0));
-    expect_flush(pb, 1);
-    expect_flush(pb, 2);
+    uint32_t p1 = expect_flush(pb, 1);
+    uint32_t p2 = expect_flush(pb, 2);
     EXPECT_EQ(sbrp_pb_odm(pb), bit(0));
     EXPECT_EQ(sbrp_pb_edm(pb), 0u);
     expect_order(pb);
     EXPECT_EQ(sbrp_pb_odm(pb), 0u);
     EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
     EXPECT_EQ(sbrp_pb_actr(pb), 2u);
-    sbrp_pb_ack(pb);
+    sbrp_pb_ack(pb, p1);
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));   // ACTR 1: still waiting
-    sbrp_pb_ack(pb);
+    sbrp_pb_ack(pb, p2);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
     EXPECT_EQ(sbrp_pb_get_stats(pb)->stall_fence, 1u);
 }
@@ -363,17 +401,21 @@ TEST(SbrpPb, DFenceUnderWindowPolicy)
     for (uint32_t l = 0; l < 5; l++) alloc(pb, 0, l);
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_DFENCE), SBRP_STALL_FENCE);
     uint32_t flushed = 0, max_actr = 0, acks = 0;
+    std::deque<uint32_t> phases;         // of the outstanding flushes, oldest first
     for (int guard = 0; guard < 100 && sbrp_pb_stalled(pb); guard++) {
         Drained r = drain(pb);
         if (r.d == SBRP_DRAIN_FLUSH) {
             EXPECT_EQ(r.line, flushed);
             flushed++;
+            phases.push_back(r.phase);
         }
         max_actr = std::max(max_actr, sbrp_pb_actr(pb));
         if (r.d == SBRP_DRAIN_IDLE) {
             ASSERT_GT(sbrp_pb_actr(pb), 0u);
             EXPECT_TRUE(flushed == 5 || sbrp_pb_actr(pb) == 2u);   // held only by the window
-            sbrp_pb_ack(pb);
+            ASSERT_FALSE(phases.empty());
+            sbrp_pb_ack(pb, phases.front());
+            phases.pop_front();
             acks++;
         }
     }
@@ -392,26 +434,30 @@ TEST(SbrpPb, EvictionBlockedByEarlierOrderingEntry)
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_OFENCE), SBRP_OK);
     uint32_t ey = alloc(pb, 0, Y);
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));
-    uint32_t l = 0;
-    EXPECT_EQ(sbrp_pb_evict(pb, 2, ey, &l), SBRP_STALL_ORDER);
+    uint32_t l = 0, px = 9, py = 9;
+    EXPECT_EQ(sbrp_pb_evict(pb, 2, ey, &l, &py), SBRP_STALL_ORDER);
     EXPECT_EQ(l, NO);
+    EXPECT_EQ(py, 0u);
     EXPECT_EQ(sbrp_pb_edm(pb), bit(2));
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(2));
     // pX has no ordering entry before it: it may leave early.
     EXPECT_TRUE(sbrp_pb_can_evict(pb, ex));
-    EXPECT_EQ(sbrp_pb_evict(pb, 3, ex, &l), SBRP_OK);
+    uint32_t cur = sbrp_pb_phase(pb);
+    EXPECT_EQ(sbrp_pb_evict(pb, 3, ex, &l, &px), SBRP_OK);
     EXPECT_EQ(l, X);
+    EXPECT_EQ(px, cur);                  // an eviction is counted in the current phase
     EXPECT_EQ(sbrp_pb_actr(pb), 1u);
+    EXPECT_EQ(sbrp_pb_actr_phase(pb, px), 1u);
     EXPECT_EQ(sbrp_pb_count(pb), 2u);
     EXPECT_EQ(sbrp_pb_stalled(pb), bit(2));
     expect_order(pb);                    // the blocking oFence leaves; FSM gets warp 0
     EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
-    EXPECT_EQ(sbrp_pb_edm(pb), bit(2));  // still waits for ACTR == 0
+    EXPECT_EQ(sbrp_pb_edm(pb), bit(2));  // still waits for its drain point (pX acknowledged)
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));
-    sbrp_pb_ack(pb);
+    sbrp_pb_ack(pb, px);
     EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
     EXPECT_TRUE(sbrp_pb_can_evict(pb, ey));   // the retry succeeds
-    EXPECT_EQ(sbrp_pb_evict(pb, 2, ey, &l), SBRP_OK);
+    EXPECT_EQ(sbrp_pb_evict(pb, 2, ey, &l, &py), SBRP_OK);
     EXPECT_EQ(l, Y);
     EXPECT_TRUE(sbrp_pb_empty(pb));
     const sbrp_pb_stats *st = sbrp_pb_get_stats(pb);
@@ -419,7 +465,10 @@ TEST(SbrpPb, EvictionBlockedByEarlierOrderingEntry)
     EXPECT_EQ(st->evict_blocked, 1u);
 }
 
-TEST(SbrpPb, EvictionBlockedByFsmAndByLivenessHold)
+// Formerly "...AndByLivenessHold": an EDM waiter no longer blocks other evictions. The eviction
+// blocked by FSM waits for its drain point; the unrelated one proceeds in the new phase; the
+// retry succeeds once pX's phase drained although ACTR (the new phase) is not zero.
+TEST(SbrpPb, EvictionBlockedByFsmNotByOtherWaiters)
 {
     const uint32_t X = 1, Y = 2, Z = 3;
     Pb pb(8, 4, 16, SBRP_EAGER);
@@ -427,23 +476,26 @@ TEST(SbrpPb, EvictionBlockedByFsmAndByLivenessHold)
     EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_OFENCE), SBRP_OK);
     uint32_t ey = alloc(pb, 0, Y);
     uint32_t ez = alloc(pb, 1, Z);
-    expect_flush(pb, X);
+    uint32_t px = expect_flush(pb, X);
     expect_order(pb);
     expect_idle(pb);
     EXPECT_FALSE(sbrp_pb_can_evict(pb, ey));   // warp 0 in FSM, ACTR > 0
     EXPECT_TRUE(sbrp_pb_can_evict(pb, ez));
-    uint32_t l;
-    EXPECT_EQ(sbrp_pb_evict(pb, 3, ey, &l), SBRP_STALL_ORDER);
+    uint32_t l, pz = 9;
+    EXPECT_EQ(sbrp_pb_evict(pb, 3, ey, &l, nullptr), SBRP_STALL_ORDER);
     EXPECT_EQ(sbrp_pb_edm(pb), bit(3));
-    EXPECT_FALSE(sbrp_pb_can_evict(pb, ez));   // hold: an EDM warp waits for ACTR == 0
-    EXPECT_EQ(sbrp_pb_evict(pb, 2, ez, &l), SBRP_STALL_ORDER);
-    EXPECT_EQ(sbrp_pb_edm(pb), bit(3) | bit(2));
-    sbrp_pb_ack(pb);
-    EXPECT_EQ(sbrp_pb_edm(pb), 0u);
-    EXPECT_TRUE(sbrp_pb_can_evict(pb, ey));
-    EXPECT_TRUE(sbrp_pb_can_evict(pb, ez));
-    EXPECT_EQ(sbrp_pb_evict(pb, 2, ez, &l), SBRP_OK);
+    EXPECT_TRUE(sbrp_pb_can_evict(pb, ez));    // no hold: other evictions go on
+    EXPECT_EQ(sbrp_pb_evict(pb, 2, ez, &l, &pz), SBRP_OK);
     EXPECT_EQ(l, Z);
+    EXPECT_NE(pz, px);                         // counted in the new phase
+    EXPECT_EQ(sbrp_pb_edm(pb), bit(3));
+    sbrp_pb_ack(pb, px);
+    EXPECT_EQ(sbrp_pb_edm(pb), 0u);
+    EXPECT_EQ(sbrp_pb_fsm(pb), 0u);            // FSM per phase: cleared with pX's phase
+    EXPECT_EQ(sbrp_pb_actr(pb), 1u);           // pZ still in flight
+    EXPECT_TRUE(sbrp_pb_can_evict(pb, ey));    // the retry succeeds
+    EXPECT_EQ(sbrp_pb_evict(pb, 3, ey, &l, nullptr), SBRP_OK);
+    EXPECT_EQ(l, Y);
 }
 
 // Middle eviction leaves a hole (valid bit cleared); holes are reclaimed at head or tail only.
@@ -454,12 +506,12 @@ TEST(SbrpPb, EvictionHolesAndFullness)
     uint32_t eb = alloc(pb, 0, 2);
     uint32_t ec = alloc(pb, 0, 3);
     uint32_t l, e;
-    EXPECT_EQ(sbrp_pb_evict(pb, 0, eb, &l), SBRP_OK);
+    EXPECT_EQ(sbrp_pb_evict(pb, 0, eb, &l, nullptr), SBRP_OK);
     EXPECT_EQ(l, 2u);
     EXPECT_EQ(sbrp_pb_count(pb), 2u);
     EXPECT_EQ(sbrp_pb_store(pb, 1, 4, NO, &e), SBRP_STALL_FULL);   // hole is not at the tail
     EXPECT_EQ(sbrp_pb_full_waiters(pb), bit(1));
-    EXPECT_EQ(sbrp_pb_evict(pb, 0, ec, &l), SBRP_OK);             // tail retracts over c and b
+    EXPECT_EQ(sbrp_pb_evict(pb, 0, ec, &l, nullptr), SBRP_OK);    // tail retracts over c and b
     EXPECT_EQ(sbrp_pb_full_waiters(pb), 0u);
     EXPECT_EQ(sbrp_pb_count(pb), 1u);
     uint32_t ed = alloc(pb, 1, 4);
@@ -494,39 +546,44 @@ TEST(SbrpPb, LazyHoldsUntilForced)
     EXPECT_EQ(sbrp_pb_store(pb, 1, 1, ex, &e), SBRP_OK);   // coalescing opportunity kept
     expect_idle(pb);
     EXPECT_EQ(sbrp_pb_fence(pb, 2, SBRP_DFENCE), SBRP_STALL_FENCE);   // forces draining
-    expect_flush(pb, 1);
-    expect_flush(pb, 2);
+    uint32_t p1 = expect_flush(pb, 1);
+    uint32_t p2 = expect_flush(pb, 2);
     expect_order(pb);
+    EXPECT_EQ(sbrp_pb_edm(pb), bit(2));
     alloc(pb, 0, 3);
-    expect_idle(pb);
-    sbrp_pb_ack(pb);
-    sbrp_pb_ack(pb);
-    EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
-    expect_idle(pb);                     // nothing forces pZ
-    sbrp_pb_drain_all(pb, 1);
-    expect_flush(pb, 3);
-    sbrp_pb_drain_all(pb, 0);
+    uint32_t p3 = expect_flush(pb, 3);   // the EDM warp still forces draining (no hold)
+    EXPECT_NE(p3, p1);
+    sbrp_pb_ack(pb, p1);
+    sbrp_pb_ack(pb, p2);
+    EXPECT_EQ(sbrp_pb_stalled(pb), 0u);  // dFence done; pZ (new phase) is still in flight
     alloc(pb, 0, 4);
+    expect_idle(pb);                     // nothing forces pW
+    sbrp_pb_ack(pb, p3);
     expect_idle(pb);
-    EXPECT_EQ(sbrp_pb_get_stats(pb)->flushes, 3u);
+    sbrp_pb_drain_all(pb, 1);
+    expect_flush(pb, 4);
+    sbrp_pb_drain_all(pb, 0);
+    alloc(pb, 0, 5);
+    expect_idle(pb);
+    EXPECT_EQ(sbrp_pb_get_stats(pb)->flushes, 4u);
 }
 
 TEST(SbrpPb, WindowCapsOutstandingFlushes)
 {
     Pb pb(8, 4, 16, SBRP_WINDOW, 2);
     for (uint32_t l = 0; l < 5; l++) alloc(pb, l % 4, l);
-    expect_flush(pb, 0);
-    expect_flush(pb, 1);
+    uint32_t p0 = expect_flush(pb, 0);
+    uint32_t p1 = expect_flush(pb, 1);
     expect_idle(pb);
     EXPECT_EQ(sbrp_pb_actr(pb), 2u);
     sbrp_pb_drain_all(pb, 1);            // drain_all does not lift the window
     expect_idle(pb);
     sbrp_pb_drain_all(pb, 0);
-    sbrp_pb_ack(pb);
-    expect_flush(pb, 2);
+    sbrp_pb_ack(pb, p0);
+    uint32_t p2 = expect_flush(pb, 2);
     expect_idle(pb);
-    sbrp_pb_ack(pb);
-    sbrp_pb_ack(pb);
+    sbrp_pb_ack(pb, p1);
+    sbrp_pb_ack(pb, p2);
     expect_flush(pb, 3);
     expect_flush(pb, 4);
     EXPECT_EQ(sbrp_pb_actr(pb), 2u);
@@ -557,23 +614,105 @@ TEST(SbrpPb, FullPbStallsUntilAnEntryFrees)
     EXPECT_EQ(st->fences, 1u);
 }
 
-// A dFence warp must not starve while another warp streams persists to new lines (EAGER,
-// acks arrive 8 cycles after each flush).
+// A dFence warp waits for its drain point, but its wait no longer stops the flush pipeline:
+// flushes continue in the new phase (ACTR[new] keeps rising), and the warp resumes once the old
+// phase has drained although new flushes keep arriving.
+TEST(SbrpPb, DFenceWaiterResumesWhenOldPhaseDrainsWhileFlushesContinue)
+{
+    Pb pb(16, 4, 64, SBRP_EAGER);
+    uint32_t pa = alloc_flush(pb, 1, 1);
+    uint32_t pb2 = alloc_flush(pb, 1, 2);
+    EXPECT_EQ(pa, pb2);
+    EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_DFENCE), SBRP_STALL_FENCE);
+    expect_order(pb);                    // ODM -> EDM: drain point, the phase flips
+    const uint32_t old_phase = pa, new_phase = 1u - pa;
+    EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
+    EXPECT_EQ(sbrp_pb_phase(pb), new_phase);
+    std::deque<uint32_t> newer;
+    for (uint32_t i = 0; i < 6; i++) {   // warp 1 keeps flushing; ACTR rises in the new phase
+        alloc(pb, 1, 10 + i);
+        newer.push_back(expect_flush(pb, 10 + i));
+        EXPECT_EQ(newer.back(), new_phase);
+        EXPECT_EQ(sbrp_pb_actr_phase(pb, new_phase), i + 1);
+        EXPECT_EQ(sbrp_pb_actr_phase(pb, old_phase), i < 3 ? 2u : 1u);
+        EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
+        if (i == 2) sbrp_pb_ack(pb, pa);
+    }
+    sbrp_pb_ack(pb, newer.front());      // acks of the new phase do not release it
+    newer.pop_front();
+    EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
+    sbrp_pb_ack(pb, pb2);                // old phase drained
+    EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
+    EXPECT_EQ(sbrp_pb_actr(pb), 5u);     // ... with ACTR far from zero
+    EXPECT_EQ(sbrp_pb_phase(pb), new_phase);   // no waiter left: no flip
+    for (uint32_t p : newer) sbrp_pb_ack(pb, p);
+    EXPECT_EQ(sbrp_pb_actr(pb), 0u);
+}
+
+// A waiter that arrives while an earlier drain point is pending waits for at most two phases:
+// the older one, then (after the flip it triggers) its own.
+TEST(SbrpPb, SecondWaiterWaitsForAtMostTwoPhases)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        Pb pb(16, 4, 64, SBRP_EAGER);
+        uint32_t pa = alloc_flush(pb, 1, 1);
+        EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_DFENCE), SBRP_STALL_FENCE);
+        expect_order(pb);                // warp 0 waits for A's phase; P flipped
+        uint32_t pb2 = alloc_flush(pb, 1, 2);
+        EXPECT_NE(pb2, pa);
+        EXPECT_EQ(sbrp_pb_fence(pb, 2, SBRP_REL_DEV), SBRP_STALL_FENCE);
+        expect_order(pb);                // warp 2 needs B's phase: no flip while A's is pending
+        EXPECT_EQ(sbrp_pb_phase(pb), pb2);
+        uint32_t pc = alloc_flush(pb, 1, 3);
+        EXPECT_EQ(pc, pb2);              // still the current phase
+        EXPECT_EQ(sbrp_pb_edm(pb), bit(0) | bit(2));
+        if (variant == 0) {
+            sbrp_pb_ack(pb, pb2);
+            EXPECT_EQ(sbrp_pb_edm(pb), bit(0) | bit(2));
+            sbrp_pb_ack(pb, pa);         // older phase drained: warp 0 resumes, P flips for warp 2
+            EXPECT_EQ(sbrp_pb_edm(pb), bit(2));
+            EXPECT_EQ(sbrp_pb_phase(pb), pa);
+            uint32_t pd = alloc_flush(pb, 1, 4);
+            EXPECT_EQ(pd, pa);
+            sbrp_pb_ack(pb, pc);         // B's phase drained: warp 2 resumes, D in flight
+            EXPECT_EQ(sbrp_pb_edm(pb), 0u);
+            EXPECT_EQ(sbrp_pb_actr(pb), 1u);
+        } else {
+            // B's phase drains first: warp 2 then only waits for A's phase (no flip needed).
+            sbrp_pb_ack(pb, pb2);
+            sbrp_pb_ack(pb, pc);
+            EXPECT_EQ(sbrp_pb_edm(pb), bit(0) | bit(2));
+            sbrp_pb_ack(pb, pa);
+            EXPECT_EQ(sbrp_pb_edm(pb), 0u);
+            EXPECT_EQ(sbrp_pb_phase(pb), pb2);
+        }
+    }
+}
+
+// Cycle API: a dFence warp must not starve while another warp streams persists to new lines
+// (EAGER, acks arrive 8 cycles after each flush), and the stream is not stopped by its wait.
 TEST(SbrpPb, LivenessDFenceUnderContinuousStores)
 {
     Pb pb(64, 4, 4096, SBRP_EAGER);
-    std::deque<uint64_t> ack_due;
+    struct Due {
+        uint64_t at;
+        uint8_t phase;
+    };
+    std::deque<Due> ack_due;
     const uint64_t lat = 8;
     sbrp_pb_in in{};
     sbrp_pb_out out{};
-    uint32_t next_line = 100;
-    bool fenced = false, resumed = false, in_hold = false;
+    uint32_t next_line = 100, wait_phase = 2, flushes_while_waiting = 0, max_new = 0;
+    bool fenced = false, resumed = false;
     uint64_t fence_cycle = 0, resume_cycle = 0;
     for (uint64_t cyc = 0; cyc < 400; cyc++) {
         std::memset(&in, 0, sizeof in);
         in.flush_ready = 1;
-        in.ack = !ack_due.empty() && ack_due.front() <= cyc;
-        if (in.ack) ack_due.pop_front();
+        in.ack = !ack_due.empty() && ack_due.front().at <= cyc;
+        if (in.ack) {
+            in.ack_phase = ack_due.front().phase;
+            ack_due.pop_front();
+        }
         if (cyc == 20) {                 // warp 0: one persist, then dFence
             in.op = SBRP_IN_STORE;
             in.warp = 0;
@@ -591,31 +730,199 @@ TEST(SbrpPb, LivenessDFenceUnderContinuousStores)
         }
         sbrp_pb_step(pb, &in, &out);
         if (in.op == SBRP_IN_STORE && in.warp == 1 && out.result == SBRP_ALLOCATED) next_line++;
-        if (out.flush_valid) ack_due.push_back(cyc + lat);
+        if (out.flush_valid) ack_due.push_back(Due{cyc + lat, out.flush_phase});
         if (cyc == 21) {
             EXPECT_EQ(out.result, SBRP_STALL_FENCE);
             fenced = true;
             fence_cycle = cyc;
         }
-        if (fenced && (out.edm & bit(0))) {
-            if (in_hold) {
-                EXPECT_FALSE(out.flush_valid);   // no new flush while it waits
-            }
-            in_hold = true;
-        }
         EXPECT_EQ(out.stalled & bit(1), 0u);              // the streaming warp never stalls
+        if (fenced && !resumed && (out.edm & bit(0))) {
+            if (wait_phase == 2) {
+                wait_phase = 1u - sbrp_pb_phase(pb);      // the phase closed by its drain point
+            } else if (out.flush_valid) {                 // flushes go on, in the new phase
+                flushes_while_waiting++;
+                EXPECT_NE(out.flush_phase, wait_phase);
+                max_new = std::max(max_new, sbrp_pb_actr_phase(pb, 1u - wait_phase));
+            }
+        }
         if (fenced && !resumed && cyc > fence_cycle && !(out.stalled & bit(0))) {
             resumed = true;
             resume_cycle = cyc;
-            // ACTR reached zero at this edge's ack; the drain stage of the same edge may
-            // already start the next flush.
+            // The old phase drained at this edge's ack; ACTR (the new phase) is not zero.
             EXPECT_TRUE(in.ack);
-            EXPECT_EQ(out.actr, out.flush_valid ? 1u : 0u);
+            EXPECT_EQ(in.ack_phase, wait_phase);
+            EXPECT_EQ(sbrp_pb_actr_phase(pb, wait_phase), 0u);
+            EXPECT_GT(out.actr, 3u);
         }
     }
     EXPECT_TRUE(resumed);
-    EXPECT_LT(resume_cycle - fence_cycle, 40u);
-    EXPECT_GT(next_line - 100, 300u);    // the stream kept going
+    EXPECT_LT(resume_cycle - fence_cycle, 2 * lat + 4);
+    EXPECT_GE(flushes_while_waiting, 4u);
+    EXPECT_GE(max_new, 4u);
+    EXPECT_GT(next_line - 100, 370u);    // the stream never paused
+}
+
+// Cycle API, long run: warps 1..7 stream persists to fresh lines (EAGER, ack latency 60 cycles,
+// so ACTR never returns to zero). Warp 0 repeatedly runs store conflicts (pX=a; pY=b; oFence;
+// pX=c), dFences, device releases and evictions behind an oFence. Every wait is bounded, the
+// stream keeps going, and a blocked eviction's retry after its release succeeds (or its entry
+// has left meanwhile).
+TEST(SbrpPb, LivenessWaitersUnderContinuousStores)
+{
+    const uint64_t lat = 60;
+    const uint32_t warps = 8, lines = 8192;
+    Pb pb(64, warps, lines, SBRP_EAGER);
+    struct Due {
+        uint64_t at;
+        uint8_t phase;
+    };
+    struct Step {
+        uint8_t op, arg;                 // store: line, fence: type, evict: line
+    };
+    static const Step script[] = {
+        {SBRP_IN_STORE, 0}, {SBRP_IN_STORE, 1}, {SBRP_IN_FENCE, SBRP_OFENCE}, {SBRP_IN_STORE, 0},
+        {SBRP_IN_STORE, 2}, {SBRP_IN_FENCE, SBRP_DFENCE},
+        {SBRP_IN_STORE, 1}, {SBRP_IN_FENCE, SBRP_OFENCE}, {SBRP_IN_STORE, 3}, {SBRP_IN_EVICT, 3},
+        {SBRP_IN_STORE, 2}, {SBRP_IN_FENCE, SBRP_REL_DEV},
+    };
+    const size_t nsteps = sizeof script / sizeof script[0];
+    std::deque<Due> ack_due;
+    std::vector<uint32_t> line_entry(lines, NO);
+    size_t step = 0;
+    uint32_t next_line = 100, stream_warp = 1, evict_fails = 0, scripts = 0;
+    uint64_t stream_stores = 0, wait_start = 0, max_wait = 0, waits = 0, waits_busy = 0;
+    uint64_t zero_actr_cycles = 0;
+    bool waiting = false;
+    sbrp_pb_in in{};
+    sbrp_pb_out out{};
+    const uint64_t cycles = 30000;
+    for (uint64_t cyc = 0; cyc < cycles; cyc++) {
+        std::memset(&in, 0, sizeof in);
+        in.flush_ready = 1;
+        in.ack = !ack_due.empty() && ack_due.front().at <= cyc;
+        if (in.ack) {
+            in.ack_phase = ack_due.front().phase;
+            ack_due.pop_front();
+        }
+        uint64_t stalled = sbrp_pb_stalled(pb);
+        bool w0 = (cyc & 1u) == 0 && !(stalled & bit(0));
+        if (w0) {
+            const Step &st = script[step];
+            in.op = st.op;
+            in.warp = 0;
+            if (st.op == SBRP_IN_FENCE) {
+                in.fence_type = st.arg;
+            } else {
+                in.line = st.arg;
+                in.entry = static_cast<uint16_t>(line_entry[st.arg]);
+            }
+            if (st.op == SBRP_IN_EVICT && line_entry[st.arg] == NO) {   // left meanwhile
+                in.op = SBRP_IN_NONE;
+                step = (step + 1) % nsteps;
+                evict_fails = 0;
+                w0 = false;
+            }
+        } else {
+            for (uint32_t k = 0; k < warps - 1 && (stalled & bit(stream_warp)); k++)
+                stream_warp = stream_warp % (warps - 1) + 1;
+            if (!(stalled & bit(stream_warp))) {
+                in.op = SBRP_IN_STORE;
+                in.warp = static_cast<uint8_t>(stream_warp);
+                in.line = static_cast<uint16_t>(next_line);
+                in.entry = static_cast<uint16_t>(line_entry[next_line]);
+                stream_warp = stream_warp % (warps - 1) + 1;
+            }
+        }
+        sbrp_pb_step(pb, &in, &out);
+        if (out.result == SBRP_ALLOCATED) line_entry[in.line] = out.entry;
+        if (out.evict_valid) {
+            line_entry[out.evict_line] = NO;
+            ack_due.push_back(Due{cyc + lat, out.evict_phase});
+        }
+        if (out.flush_valid) {
+            line_entry[out.flush_line] = NO;
+            ack_due.push_back(Due{cyc + lat, out.flush_phase});
+        }
+        if (in.op == SBRP_IN_STORE && in.warp != 0 &&
+            (out.result == SBRP_ALLOCATED || out.result == SBRP_OK)) {
+            stream_stores++;
+            next_line = next_line + 1 < lines ? next_line + 1 : 100;
+        }
+        if (w0) {
+            bool done = false;
+            switch (out.result) {
+            case SBRP_OK: case SBRP_ALLOCATED: case SBRP_STALL_FENCE: done = true; break;
+            case SBRP_STALL_ORDER:
+                if (in.op == SBRP_IN_EVICT) evict_fails++;
+                break;
+            default: break;                  // STALL_FULL: retry the same step
+            }
+            if (in.op == SBRP_IN_EVICT && done) evict_fails = 0;
+            if (done && (step = (step + 1) % nsteps) == 0) scripts++;
+            EXPECT_LE(evict_fails, 1u) << "eviction retry failed at cycle " << cyc;
+            if (out.stalled & bit(0)) {
+                waiting = true;
+                wait_start = cyc;
+            }
+        }
+        if (waiting && !(out.stalled & bit(0))) {
+            waiting = false;
+            waits++;
+            waits_busy += out.actr > 0;
+            max_wait = std::max(max_wait, cyc - wait_start);
+        }
+        if (cyc > 200 && out.actr == 0) zero_actr_cycles++;
+    }
+    if (waiting) max_wait = std::max(max_wait, cycles - wait_start);   // wait cut off by the end
+    // Total ACTR never returned to zero after warm-up (the paper's release condition never held),
+    // yet every wait ended within a few ack latencies (at most two phases, plus the FSM- or
+    // PB_k-flush delay before a store conflict's drain point starts).
+    EXPECT_EQ(zero_actr_cycles, 0u);
+    EXPECT_EQ(waits_busy, waits);
+    EXPECT_LE(max_wait, 4 * lat);
+    EXPECT_GT(scripts, 40u);
+    EXPECT_GT(waits, 150u);
+    EXPECT_GT(stream_stores, 20000u);    // the other warps' stream kept going
+    RecordProperty("max_wait", static_cast<int>(max_wait));
+}
+
+// A head persist blocked by FSM requests a flip, so the phase holding its predecessor closes and
+// drains even though evictions by another warp keep ACTR above zero.
+TEST(SbrpPb, LivenessFsmBlockedHeadUnderContinuousEvictions)
+{
+    const uint32_t X = 1, Y = 2;
+    Pb pb(16, 4, 4096, SBRP_EAGER);
+    alloc(pb, 0, X);
+    EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_OFENCE), SBRP_OK);
+    alloc(pb, 0, Y);
+    uint32_t px = expect_flush(pb, X);
+    expect_order(pb);
+    EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
+    expect_idle(pb);                     // pY held by FSM: flip requested
+    EXPECT_NE(sbrp_pb_phase(pb), px);
+    std::deque<uint32_t> ev;             // phases of outstanding evictions, acked 3 later
+    bool flushed = false;
+    for (uint32_t i = 0; i < 40 && !flushed; i++) {
+        uint32_t e = alloc(pb, 1, 100 + i);
+        uint32_t l = 0, ph = 9;
+        ASSERT_EQ(sbrp_pb_evict(pb, 1, e, &l, &ph), SBRP_OK);
+        EXPECT_NE(ph, px);
+        ev.push_back(ph);
+        if (ev.size() > 3) {
+            sbrp_pb_ack(pb, ev.front());
+            ev.pop_front();
+        }
+        if (i == 5) sbrp_pb_ack(pb, px);
+        Drained r = drain(pb);
+        if (r.d == SBRP_DRAIN_FLUSH) {
+            EXPECT_EQ(r.line, Y);
+            EXPECT_GE(i, 5u);
+            EXPECT_GT(sbrp_pb_actr(pb), 1u);
+            flushed = true;
+        }
+    }
+    EXPECT_TRUE(flushed);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -635,7 +942,8 @@ struct Checker {
           line_entry(p.lines, NO), line_stores(p.lines), line_alloc_time(p.lines, 0),
           line_mask(p.lines, 0), cur_req(p.warps, 0), last_store_id(p.warps, -1),
           rel_vec(p.warps, std::vector<int64_t>(p.warps, -1)), last_fence_time(p.warps, 0),
-          unacked(p.warps), pending(p.warps), dev_wait(p.warps, false), dev_cut(p.warps, 0)
+          unacked(p.warps), pending(p.warps), dev_wait(p.warps, false), dev_cut(p.warps, 0),
+          conflict_ids(p.warps)
     {
         req_hist.push_back(std::vector<int64_t>(p.warps, -1));
         stores.push_back(Store{0, 0});   // ids start at 1
@@ -666,11 +974,19 @@ struct Checker {
     bool drain_all_on = false;
     std::vector<std::set<uint64_t>> unacked;
     std::set<uint64_t> unacked_all;
-    std::vector<std::vector<uint64_t>> outstanding;   // flushed/evicted entries awaiting ack
+    struct Flight {
+        std::vector<uint64_t> ids;   // stores of a flushed/evicted entry awaiting its ack
+        uint32_t phase;              // the phase the core reported for it
+    };
+    std::vector<Flight> outstanding;
     std::vector<Op> pending;
     std::vector<bool> dev_wait;
     std::vector<uint64_t> dev_cut;
+    std::vector<std::vector<uint64_t>> conflict_ids;   // PB_k's stores of a store-conflict stall
+    uint64_t prev_edm = 0;
+    uint32_t prev_phase = 0, prev_closed = 0;
     uint64_t failures = 0, flush_events = 0, evict_events = 0, dev_completions = 0;
+    uint64_t busy_releases = 0, conflict_releases = 0, spurious_acks = 0;
     std::string first;
 
     void fail(const std::string &m)
@@ -696,14 +1012,14 @@ struct Checker {
         }
     }
 
-    void entry_left(uint32_t line, const char *what)
+    void entry_left(uint32_t line, const char *what, uint32_t phase)
     {
         if (line >= P.lines || line_entry[line] == NO) {
             fail(std::string(what) + " of a line without a live entry");
             return;
         }
         check_durable(line_stores[line], what);
-        outstanding.push_back(line_stores[line]);
+        outstanding.push_back(Flight{line_stores[line], phase});
         line_stores[line].clear();
         line_entry[line] = NO;
         line_mask[line] = 0;
@@ -743,6 +1059,7 @@ struct Checker {
             if (!conflict) fail("store stalled without an ordering entry of its warp after PB_k");
             if (!(sbrp_pb_edm(pb) & bit(w))) fail("store stall without EDM bit");
             pending[w] = Op{1, line};
+            conflict_ids[w] = line_stores[line];   // must be durable when the warp resumes
             break;
         case SBRP_STALL_FULL:
             if (e != NO) fail("full stall for a coalescing store");
@@ -801,14 +1118,15 @@ struct Checker {
         if (e == NO) return;   // left meanwhile: nothing to evict
         bool blocked_by_order = ordering_before(line);
         int can = sbrp_pb_can_evict(pb, e);
-        uint32_t l = 0;
-        sbrp_result r = sbrp_pb_evict(pb, w, e, &l);
+        uint32_t l = 0, ph = 9, cur = sbrp_pb_phase(pb);
+        sbrp_result r = sbrp_pb_evict(pb, w, e, &l, &ph);
         if ((r == SBRP_OK) != (can != 0)) fail("can_evict disagrees with evict");
         if (blocked_by_order && r == SBRP_OK) fail("evicted behind an ordering entry");
         if (r == SBRP_OK) {
             if (l != line) fail("evict returned the wrong line");
+            if (ph != cur) fail("eviction not counted in the current phase");
             evict_events++;
-            entry_left(line, "eviction");
+            entry_left(line, "eviction", ph);
         } else if (r == SBRP_STALL_ORDER) {
             if (!(sbrp_pb_edm(pb) & bit(w))) fail("evict stall without EDM bit");
             pending[w] = Op{3, line};
@@ -822,15 +1140,16 @@ struct Checker {
         sbrp_type t = SBRP_PERSIST;
         uint32_t hl = NO;
         bool has = sbrp_pb_entry(pb, 0, &t, &hl, nullptr) != 0;
-        uint32_t l = 0, actr = sbrp_pb_actr(pb);
+        uint32_t l = 0, ph = 9, actr = sbrp_pb_actr(pb), cur = sbrp_pb_phase(pb);
         bool forced = drain_all_on || sbrp_pb_stalled(pb) != 0;
-        sbrp_drain d = sbrp_pb_drain(pb, &l);
+        sbrp_drain d = sbrp_pb_drain(pb, &l, &ph);
         if (d == SBRP_DRAIN_FLUSH) {
             if (!has || t != SBRP_PERSIST || l != hl) fail("flush is not the head persist");
             if (P.policy == SBRP_WINDOW && actr >= P.window) fail("flush beyond the window");
             if (P.policy == SBRP_LAZY && !forced) fail("lazy flush without a reason");
+            if (ph != cur) fail("flush not counted in the current phase");
             flush_events++;
-            entry_left(l, "flush");
+            entry_left(l, "flush", ph);
         } else if (d == SBRP_DRAIN_ORDER) {
             if (!has || t == SBRP_PERSIST) fail("order retire without ordering head");
         }
@@ -845,19 +1164,28 @@ struct Checker {
 
     void do_ack()
     {
-        if (outstanding.empty()) {
-            sbrp_pb_ack(pb);   // spurious: must be ignored
-            if (sbrp_pb_actr(pb) != 0u) fail("spurious ack changed ACTR");
+        uint32_t n[2] = {0, 0};
+        for (const Flight &f : outstanding) n[f.phase & 1u]++;
+        if (outstanding.empty() || rnd(16) == 0) {
+            // Spurious: a phase with nothing outstanding, or no phase at all; must be ignored.
+            uint32_t p = n[0] == 0 ? 0u : n[1] == 0 ? 1u : 2u + rnd(200);
+            uint32_t before = sbrp_pb_actr(pb);
+            uint64_t acks = sbrp_pb_get_stats(pb)->acks;
+            sbrp_pb_ack(pb, p);
+            if (sbrp_pb_actr(pb) != before || sbrp_pb_get_stats(pb)->acks != acks)
+                fail("spurious ack changed ACTR");
+            spurious_acks++;
             return;
         }
         size_t i = rnd(static_cast<uint32_t>(outstanding.size()));
         std::swap(outstanding[i], outstanding.back());
-        for (uint64_t id : outstanding.back()) {
+        for (uint64_t id : outstanding.back().ids) {
             unacked[stores[id].warp].erase(id);
             unacked_all.erase(id);
         }
+        uint32_t p = outstanding.back().phase;
         outstanding.pop_back();
-        sbrp_pb_ack(pb);
+        sbrp_pb_ack(pb, p);
     }
 
     void do_pending(uint32_t w)
@@ -905,6 +1233,31 @@ struct Checker {
         uint64_t wm = P.warps == 64 ? ~uint64_t(0) : bit(P.warps) - 1;
         if (count > P.entries) fail("count > entries");
         if (actr != outstanding.size()) fail("ACTR != flushed-but-unacknowledged persists");
+        uint32_t n[2] = {0, 0};
+        for (const Flight &f : outstanding) n[f.phase & 1u]++;
+        if (sbrp_pb_actr_phase(p, 0) != n[0] || sbrp_pb_actr_phase(p, 1) != n[1])
+            fail("ACTR[phase] != unacknowledged persists of that phase");
+        uint32_t cur = sbrp_pb_phase(p), closed = sbrp_pb_actr_phase(p, 1u - cur);
+        if (cur > 1u) fail("bad phase");
+        if (cur == prev_phase && closed > prev_closed) fail("the closed phase received a flush");
+        // A flip needs the closed phase drained; it becomes the current phase, empty (no flush
+        // follows a flip within one operation).
+        if (cur != prev_phase && sbrp_pb_actr_phase(p, cur) != 0u)
+            fail("phase flipped while the closed phase was not drained");
+        prev_phase = cur;
+        prev_closed = closed;
+        // EDM releases: a store-conflict waiter resumes only when PB_k's stores are durable.
+        for (uint32_t w = 0; w < P.warps; w++) {
+            if (!(prev_edm & bit(w)) || (edm & bit(w))) continue;
+            if (actr > 0) busy_releases++;
+            if (pending[w].kind == 1 && !conflict_ids[w].empty()) {
+                for (uint64_t id : conflict_ids[w])
+                    if (unacked_all.count(id)) fail("store-conflict waiter resumed before PB_k was durable");
+                conflict_releases++;
+            }
+            conflict_ids[w].clear();
+        }
+        prev_edm = edm;
         if (odm & edm) fail("warp in both ODM and EDM");
         if (fsm && !actr) fail("FSM set while ACTR == 0");
         if (st != (odm | edm | fw)) fail("stalled != ODM|EDM|full");
@@ -999,6 +1352,9 @@ TEST_P(SbrpPbRandom, InvariantsAndPmo)
     EXPECT_GT(s->evict_blocked, 100u);
     EXPECT_GT(s->fsm_blocks, 10u);
     EXPECT_GT(c.dev_completions, 1000u);
+    EXPECT_GT(c.conflict_releases, 100u);
+    EXPECT_GT(c.busy_releases, 100u);    // EDM waiters resumed while ACTR > 0 (drain points)
+    EXPECT_GT(c.spurious_acks, 100u);
 }
 
 std::string random_name(const ::testing::TestParamInfo<RandomParams> &i)
@@ -1023,11 +1379,21 @@ TEST(SbrpPb, CycleApiMatchesTransactionApi)
         Pb a(entries, warps, lines, policy, 3), b(entries, warps, lines, policy, 3);
         std::mt19937_64 rng(0xC1C1E000u + policy);
         std::vector<uint32_t> line_entry(lines, NO);
-        uint32_t inflight = 0;
-        uint32_t flushes = 0;
+        std::vector<uint8_t> inflight;   // phases of the flushed/evicted, unacknowledged lines
+        uint32_t flushes = 0, flips = 0;
         for (int cyc = 0; cyc < 50000; cyc++) {
             sbrp_pb_in in{};
-            in.ack = (inflight > 0 && rng() % 3 == 0) || rng() % 50 == 0;   // some spurious
+            if (!inflight.empty() && rng() % 3 == 0) {   // ack a random outstanding write
+                size_t i = static_cast<size_t>(rng() % inflight.size());
+                in.ack = 1;
+                in.ack_phase = inflight[i];
+                inflight.erase(inflight.begin() + static_cast<std::ptrdiff_t>(i));
+            } else if (rng() % 50 == 0) {                 // spurious: a phase with nothing out
+                bool has[2] = {false, false};
+                for (uint8_t p : inflight) has[p] = true;
+                in.ack = 1;
+                in.ack_phase = !has[0] ? 0 : !has[1] ? 1 : static_cast<uint8_t>(2 + rng() % 100);
+            }
             in.flush_ready = rng() % 10 < 7;
             in.drain_all = (cyc / 500) % 4 == 3;
             uint32_t w = static_cast<uint32_t>(rng() % warps);
@@ -1047,27 +1413,34 @@ TEST(SbrpPb, CycleApiMatchesTransactionApi)
             }
             sbrp_pb_out o;
             std::memset(&o, 0x5A, sizeof o);
+            uint32_t phase_before = sbrp_pb_phase(a);
             sbrp_pb_step(a, &in, &o);
+            flips += sbrp_pb_phase(a) != phase_before;
 
             // Same edge through the transaction API.
             sbrp_pb_drain_all(b, in.drain_all);
-            if (in.ack) sbrp_pb_ack(b);
-            uint32_t res = SBRP_OK, ent = NO, evl = NO;
+            if (in.ack) sbrp_pb_ack(b, in.ack_phase);
+            uint32_t res = SBRP_OK, ent = NO, evl = NO, evp = 9;
             if (in.op == SBRP_IN_STORE) res = sbrp_pb_store(b, w, in.line, in.entry, &ent);
             else if (in.op == SBRP_IN_FENCE) res = sbrp_pb_fence(b, w, sbrp_type(in.fence_type));
-            else if (in.op == SBRP_IN_EVICT) res = sbrp_pb_evict(b, w, in.entry, &evl);
+            else if (in.op == SBRP_IN_EVICT) res = sbrp_pb_evict(b, w, in.entry, &evl, &evp);
             sbrp_type ht;
-            uint32_t fl = NO;
+            uint32_t fl = NO, flp = 9;
             sbrp_drain d = SBRP_DRAIN_IDLE;
             if (sbrp_pb_entry(b, 0, &ht, nullptr, nullptr) && (ht != SBRP_PERSIST || in.flush_ready))
-                d = sbrp_pb_drain(b, &fl);
+                d = sbrp_pb_drain(b, &fl, &flp);
 
             ASSERT_EQ(o.result, res) << "cycle " << cyc;
             ASSERT_EQ(o.entry, in.op == SBRP_IN_STORE ? ent : NO);
             ASSERT_EQ(o.evict_valid, evl != NO ? 1 : 0);
             ASSERT_EQ(o.evict_line, evl);
+            ASSERT_EQ(o.evict_phase, evl != NO ? evp : 0u);
             ASSERT_EQ(o.flush_valid, d == SBRP_DRAIN_FLUSH ? 1 : 0);
             ASSERT_EQ(o.flush_line, d == SBRP_DRAIN_FLUSH ? fl : NO);
+            ASSERT_EQ(o.flush_phase, d == SBRP_DRAIN_FLUSH ? flp : 0u);
+            ASSERT_EQ(sbrp_pb_phase(a), sbrp_pb_phase(b));
+            ASSERT_EQ(sbrp_pb_actr_phase(a, 0), sbrp_pb_actr_phase(b, 0));
+            ASSERT_EQ(sbrp_pb_actr_phase(a, 1), sbrp_pb_actr_phase(b, 1));
             ASSERT_TRUE(in.flush_ready || !o.flush_valid);
             ASSERT_EQ(o.odm, sbrp_pb_odm(b));
             ASSERT_EQ(o.edm, sbrp_pb_edm(b));
@@ -1093,16 +1466,17 @@ TEST(SbrpPb, CycleApiMatchesTransactionApi)
             if (o.result == SBRP_ALLOCATED) line_entry[in.line] = o.entry;
             if (o.evict_valid) {
                 line_entry[o.evict_line] = NO;
-                inflight++;
+                inflight.push_back(o.evict_phase);
             }
             if (o.flush_valid) {
                 line_entry[o.flush_line] = NO;
-                inflight++;
+                inflight.push_back(o.flush_phase);
                 flushes++;
             }
-            inflight = o.actr;
+            ASSERT_EQ(o.actr, inflight.size());
         }
         EXPECT_GT(flushes, 1000u) << "policy " << policy;
+        EXPECT_GT(flips, 100u) << "policy " << policy;
         EXPECT_GT(sbrp_pb_get_stats(a)->evictions, 100u) << "policy " << policy;
     }
 }
