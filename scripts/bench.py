@@ -11,12 +11,12 @@ import sys
 import time
 
 RUNS = [  # (model, placement, workload, size)
-    ("sbrp", "near", "reduction", "small"),
-    ("sbrp", "far", "gpkvs", "small"),
-    ("epoch", "far", "gpkvs", "small"),
-    ("sbrp", "near", "scan", "small"),
-    ("epoch", "near", "srad", "small"),
-    ("sbrp", "near", "mq", "small"),
+    ("sbrp", "near", "reduction", "default"),
+    ("sbrp", "far", "gpkvs", "default"),
+    ("epoch", "far", "gpkvs", "default"),
+    ("sbrp", "near", "scan", "default"),
+    ("epoch", "near", "srad", "default"),
+    ("sbrp", "near", "mq", "default"),
 ]
 
 
