@@ -40,17 +40,6 @@ typedef struct kvs_ctx {
     uint64_t  table, loge, logh;
 } kvs_ctx;
 
-static int kvs_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void kvs_free(void *vc)
 {
     kvs_ctx *c = (kvs_ctx *)vc;
@@ -100,9 +89,9 @@ static int kvs_build(const wl_params *prm, persim_prog *p, mem_image *init, void
 {
     *ctxp = NULL;
     if (prm->size < 1 || prm->size > (1ull << 26))
-        return kvs_err(err, errlen, "gpkvs: size (pairs) must be in 1..2^26, got %llu", (unsigned long long)prm->size);
+        return wl_err(err, errlen, "gpkvs: size (pairs) must be in 1..2^26, got %llu", (unsigned long long)prm->size);
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return kvs_err(err, errlen, "gpkvs: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "gpkvs: max_threads_per_block %u < 32", prm->max_threads_per_block);
     uint32_t tpb = KVS_THREADS < prm->max_threads_per_block ? KVS_THREADS : prm->max_threads_per_block;
     tpb -= tpb % PERSIM_WARP_SIZE;
     const uint32_t W = tpb / PERSIM_WARP_SIZE, GPW = PERSIM_WARP_SIZE / KVS_SLOTS;  /* groups per warp */
@@ -112,7 +101,7 @@ static int kvs_build(const wl_params *prm, persim_prog *p, mem_image *init, void
     const uint32_t ngroups = (uint32_t)nblk * W * GPW;
 
     kvs_ctx *c = (kvs_ctx *)calloc(1, sizeof *c);
-    if (!c) return kvs_err(err, errlen, "gpkvs: out of memory");
+    if (!c) return wl_err(err, errlen, "gpkvs: out of memory");
     c->n = prm->size;
     c->ngroups = ngroups;
     c->nb = 1;
@@ -127,7 +116,7 @@ static int kvs_build(const wl_params *prm, persim_prog *p, mem_image *init, void
     if (!c->key || !c->val || !sig || !loc || !rec || !qlen || !qoff || !order) {
         free(sig); free(loc); free(rec); free(qlen); free(qoff); free(order);
         kvs_free(c);
-        return kvs_err(err, errlen, "gpkvs: out of memory");
+        return wl_err(err, errlen, "gpkvs: out of memory");
     }
 
     /* the batch: new keys (rejected while their bucket is full or their signature collides
@@ -256,10 +245,10 @@ static int kvs_verify(const void *vc, const mem_image *img, char *msg, size_t ms
     uint32_t *sig = (uint32_t *)calloc((size_t)c->nb * KVS_SLOTS, 4);
     uint32_t *loc = (uint32_t *)calloc((size_t)c->nb * KVS_SLOTS, 4);
     int rc = 0;
-    if (!sig || !loc) { rc = kvs_err(msg, msglen, "gpkvs verify: out of memory"); goto out; }
+    if (!sig || !loc) { rc = wl_err(msg, msglen, "gpkvs verify: out of memory"); goto out; }
     for (uint64_t i = 0; i < c->n; i++)
         if (kvs_apply(sig, loc, c->nb, c->key[i], c->val[i], NULL, NULL) < 0) {
-            rc = kvs_err(msg, msglen, "gpkvs verify: item %llu does not fit its bucket", (unsigned long long)i);
+            rc = wl_err(msg, msglen, "gpkvs verify: item %llu does not fit its bucket", (unsigned long long)i);
             goto out;
         }
     for (uint64_t b = 0; b < c->nb && !rc; b++) {
@@ -268,7 +257,7 @@ static int kvs_verify(const void *vc, const mem_image *img, char *msg, size_t ms
         for (uint32_t s = 0; s < KVS_SLOTS; s++) {
             uint32_t ws = sig[b * KVS_SLOTS + s], wl = loc[b * KVS_SLOTS + s];
             if (got[s] != ws || got[KVS_SLOTS + s] != wl) {
-                rc = kvs_err(msg, msglen, "gpkvs: bucket %llu slot %u holds sig 0x%08x loc 0x%08x, expected "
+                rc = wl_err(msg, msglen, "gpkvs: bucket %llu slot %u holds sig 0x%08x loc 0x%08x, expected "
                              "sig 0x%08x loc 0x%08x", (unsigned long long)b, s, got[s], got[KVS_SLOTS + s], ws, wl);
                 break;
             }
@@ -279,7 +268,7 @@ static int kvs_verify(const void *vc, const mem_image *img, char *msg, size_t ms
         mem_read(img, c->loge + 16ull * g, e, 16);
         uint64_t h = mem_read_u64(img, c->logh + 8ull * g);
         if (e[0] || e[1] || h)
-            rc = kvs_err(msg, msglen, "gpkvs: log of group %u not cleared (entry 0x%016llx%016llx head 0x%llx)", g,
+            rc = wl_err(msg, msglen, "gpkvs: log of group %u not cleared (entry 0x%016llx%016llx head 0x%llx)", g,
                          (unsigned long long)e[1], (unsigned long long)e[0], (unsigned long long)h);
     }
 out:

@@ -36,17 +36,6 @@ typedef struct hm_ctx {
     uint64_t  table, logv, logh;
 } hm_ctx;
 
-static int hm_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void hm_free(void *vc)
 {
     hm_ctx *c = (hm_ctx *)vc;
@@ -123,9 +112,9 @@ static int hm_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
 {
     *ctxp = NULL;
     if (prm->size < 1 || prm->size > 50000000)
-        return hm_err(err, errlen, "hm: size (keys) must be in 1..5e7, got %llu", (unsigned long long)prm->size);
+        return wl_err(err, errlen, "hm: size (keys) must be in 1..5e7, got %llu", (unsigned long long)prm->size);
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return hm_err(err, errlen, "hm: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "hm: max_threads_per_block %u < 32", prm->max_threads_per_block);
     uint32_t tpb = 2 * HM_SUB <= prm->max_threads_per_block ? 2 * HM_SUB : prm->max_threads_per_block;
     tpb -= tpb % PERSIM_WARP_SIZE;
     const uint32_t T = tpb / 2, W = tpb / PERSIM_WARP_SIZE, NS = 2 * T;
@@ -133,7 +122,7 @@ static int hm_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
     if (kpb < 1) kpb = 1;
 
     hm_ctx *c = (hm_ctx *)calloc(1, sizeof *c);
-    if (!c) return hm_err(err, errlen, "hm: out of memory");
+    if (!c) return wl_err(err, errlen, "hm: out of memory");
     c->n = (uint32_t)prm->size;
     c->T = T;
     c->B = (c->n + kpb - 1) / kpb;
@@ -149,7 +138,7 @@ static int hm_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
         free(tbl); free(snap); free(rounds); free(cnt); free(off); free(bkt);
         hm_map_free(&seen); hm_map_free(&stamp);
         hm_free(c);
-        return hm_err(err, errlen, "hm: out of memory");
+        return wl_err(err, errlen, "hm: out of memory");
     }
 
     wl_alloc al;
@@ -280,7 +269,7 @@ static int hm_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     hm_map latest;
     uint64_t *t = (uint64_t *)malloc((size_t)NS * 8);
     int rc = 0;
-    if (hm_map_init(&latest, c->n) || !t) { rc = hm_err(msg, msglen, "hm verify: out of memory"); goto out; }
+    if (hm_map_init(&latest, c->n) || !t) { rc = wl_err(msg, msglen, "hm verify: out of memory"); goto out; }
     uint64_t distinct = 0;
     for (uint32_t i = 0; i < c->n; i++) {
         if (!hm_map_find(&latest, c->key[i], 0)) distinct++;
@@ -295,32 +284,32 @@ static int hm_verify(const void *vc, const mem_image *img, char *msg, size_t msg
             uint32_t k = hm_key_of(t[s]);
             uint32_t *v = hm_map_find(&latest, k, 0);
             if (!v || hm_bucket(k, c->B) != b || (s != hm_s1(k, c->T) && s != hm_s2(k, c->T))) {
-                rc = hm_err(msg, msglen, "hm: bucket %u slot %u holds key 0x%08x, which does not belong there", b, s, k);
+                rc = wl_err(msg, msglen, "hm: bucket %u slot %u holds key 0x%08x, which does not belong there", b, s, k);
                 break;
             }
             if ((uint32_t)t[s] != *v) {
-                rc = hm_err(msg, msglen, "hm: key 0x%08x (bucket %u slot %u) has value 0x%08x, expected 0x%08x", k, b,
+                rc = wl_err(msg, msglen, "hm: key 0x%08x (bucket %u slot %u) has value 0x%08x, expected 0x%08x", k, b,
                             s, (uint32_t)t[s], *v);
                 break;
             }
         }
     }
     if (!rc && used != distinct)
-        rc = hm_err(msg, msglen, "hm: table holds %llu entries, expected %llu distinct keys (missing or duplicate keys)",
+        rc = wl_err(msg, msglen, "hm: table holds %llu entries, expected %llu distinct keys (missing or duplicate keys)",
                     (unsigned long long)used, (unsigned long long)distinct);
     for (uint32_t i = 0; i < c->n && !rc; i++) {
         uint32_t k = c->key[i], b = hm_bucket(k, c->B);
         uint64_t a = mem_read_u64(img, c->table + 8ull * ((uint64_t)b * NS + hm_s1(k, c->T)));
         uint64_t z = mem_read_u64(img, c->table + 8ull * ((uint64_t)b * NS + hm_s2(k, c->T)));
         if (hm_key_of(a) != k && hm_key_of(z) != k)
-            rc = hm_err(msg, msglen, "hm: key 0x%08x missing from bucket %u", k, b);
+            rc = wl_err(msg, msglen, "hm: key 0x%08x missing from bucket %u", k, b);
     }
     for (uint32_t b = 0; b < c->B && !rc; b++)
         for (int which = 0; which < 2 && !rc; which++) {
             mem_read(img, (which ? c->logh : c->logv) + 8ull * b * NS, t, (size_t)NS * 8);
             for (uint32_t s = 0; s < NS; s++)
                 if (t[s]) {
-                    rc = hm_err(msg, msglen, "hm: log %s of bucket %u slot %u not cleared (0x%llx)",
+                    rc = wl_err(msg, msglen, "hm: log %s of bucket %u slot %u not cleared (0x%llx)",
                                 which ? "head" : "value", b, s, (unsigned long long)t[s]);
                     break;
                 }

@@ -40,17 +40,6 @@ typedef struct mq_ctx {
     uint64_t  qarr, hdr, rec;
 } mq_ctx;
 
-static int mq_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void mq_free(void *vc)
 {
     mq_ctx *c = (mq_ctx *)vc;
@@ -82,12 +71,12 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
 {
     *ctxp = NULL;
     if (prm->size < 1 || prm->size > 1000000)
-        return mq_err(err, errlen, "mq: size (commands) must be in 1..1000000, got %llu",
+        return wl_err(err, errlen, "mq: size (commands) must be in 1..1000000, got %llu",
                       (unsigned long long)prm->size);
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return mq_err(err, errlen, "mq: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "mq: max_threads_per_block %u < 32", prm->max_threads_per_block);
     mq_ctx *c = (mq_ctx *)calloc(1, sizeof *c);
-    if (!c) return mq_err(err, errlen, "mq: out of memory");
+    if (!c) return wl_err(err, errlen, "mq: out of memory");
     uint32_t T = MQ_THREADS < prm->max_threads_per_block ? MQ_THREADS : prm->max_threads_per_block;
     T -= T % PERSIM_WARP_SIZE;
     const uint32_t W = T / PERSIM_WARP_SIZE;
@@ -109,7 +98,7 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
         free(next);
         mq_ref_free(&ref);
         mq_free(c);
-        return mq_err(err, errlen, "mq: out of memory");
+        return wl_err(err, errlen, "mq: out of memory");
     }
 
     /* commands (artifact createCommands): random queue, alternating insert/remove per queue */
@@ -133,7 +122,7 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
         free(data_of);
         mq_ref_free(&ref);
         mq_free(c);
-        return mq_err(err, errlen, "mq: out of memory");
+        return wl_err(err, errlen, "mq: out of memory");
     }
 
     wl_alloc al;
@@ -243,7 +232,7 @@ static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     if (mq_ref_init(&r, c) || !got) {
         mq_ref_free(&r);
         free(got);
-        return mq_err(msg, msglen, "mq verify: out of memory");
+        return wl_err(msg, msglen, "mq verify: out of memory");
     }
     int rc = 0;
     uint32_t slot = 0;
@@ -262,7 +251,7 @@ static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msg
             mem_read(img, c->buf[i], got, (size_t)c->batch * 4);
             for (uint32_t k = 0; k < c->batch; k++)
                 if (got[k] != arr[(r.head[q] + k) % c->cap]) {
-                    rc = mq_err(msg, msglen, "mq: command %u (remove, queue %u) element %u = %u, expected %u",
+                    rc = wl_err(msg, msglen, "mq: command %u (remove, queue %u) element %u = %u, expected %u",
                                 i, q, k, got[k], arr[(r.head[q] + k) % c->cap]);
                     break;
                 }
@@ -272,21 +261,21 @@ static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msg
         if (rc) break;
         uint64_t gs = mem_read_u64(img, c->rec + 8ull * i), gd = mem_read_u64(img, c->rec + 8ull * (c->ncmd + i));
         if (gs != start || gd != done)
-            rc = mq_err(msg, msglen, "mq: command %u (queue %u) records start=0x%llx done=0x%llx, expected "
+            rc = wl_err(msg, msglen, "mq: command %u (queue %u) records start=0x%llx done=0x%llx, expected "
                         "0x%llx / 0x%llx", i, q, (unsigned long long)gs, (unsigned long long)gd,
                         (unsigned long long)start, (unsigned long long)done);
     }
     for (uint32_t q = 0; q < c->nq && !rc; q++) {
         uint32_t h = mem_read_u32(img, c->hdr + 128ull * q), t = mem_read_u32(img, c->hdr + 128ull * q + 4);
         if (h != r.head[q] || t != r.tail[q]) {
-            rc = mq_err(msg, msglen, "mq: queue %u head/tail = %u/%u, expected %u/%u", q, h, t, r.head[q], r.tail[q]);
+            rc = wl_err(msg, msglen, "mq: queue %u head/tail = %u/%u, expected %u/%u", q, h, t, r.head[q], r.tail[q]);
             break;
         }
         mem_read(img, c->qarr + (uint64_t)q * c->cap * 4, got, (size_t)c->cap * 4);
         const uint32_t *arr = r.arr + (size_t)q * c->cap;
         for (uint32_t k = 0; k < c->cap; k++)
             if (got[k] != arr[k]) {
-                rc = mq_err(msg, msglen, "mq: queue %u slot %u = %u, expected %u", q, k, got[k], arr[k]);
+                rc = wl_err(msg, msglen, "mq: queue %u slot %u = %u, expected %u", q, k, got[k], arr[k]);
                 break;
             }
     }

@@ -43,17 +43,6 @@ typedef struct red_ctx {
     uint64_t  final;         /* PM: nlaunch uint32 */
 } red_ctx;
 
-static int red_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void red_free(void *vc)
 {
     red_ctx *c = (red_ctx *)vc;
@@ -106,17 +95,17 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
                                   void **ctxp, char *err, size_t errlen, persim_scope final_scope)
 {
     *ctxp = NULL;
-    if (prm->size < 1) return red_err(err, errlen, "reduction: size must be >= 1 int");
-    if (prm->size > 0x7fffffffull) return red_err(err, errlen, "reduction: size %llu too large (max 2^31-1)",
+    if (prm->size < 1) return wl_err(err, errlen, "reduction: size must be >= 1 int");
+    if (prm->size > 0x7fffffffull) return wl_err(err, errlen, "reduction: size %llu too large (max 2^31-1)",
                                                   (unsigned long long)prm->size);
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return red_err(err, errlen, "reduction: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "reduction: max_threads_per_block %u < 32", prm->max_threads_per_block);
     uint32_t T = PERSIM_WARP_SIZE;
     while (T * 2 <= RED_THREADS && T * 2 <= prm->max_threads_per_block) T *= 2;
     const uint32_t W = T / PERSIM_WARP_SIZE;
 
     red_ctx *c = (red_ctx *)calloc(1, sizeof *c);
-    if (!c) return red_err(err, errlen, "reduction: out of memory");
+    if (!c) return wl_err(err, errlen, "reduction: out of memory");
     c->n = prm->size;
     c->T = T;
     c->nlaunch = (uint32_t)((c->n + RED_LAUNCH - 1) / RED_LAUNCH);
@@ -130,7 +119,7 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
     if (!c->in || !c->nb || !c->outsum || !s || !acc || !pst || !bsum) {
         free(s); free(acc); free(pst); free(bsum);
         red_free(c);
-        return red_err(err, errlen, "reduction: out of memory");
+        return wl_err(err, errlen, "reduction: out of memory");
     }
 
     /* input */
@@ -270,7 +259,7 @@ static int reduction_verify(const void *vc, const mem_image *img, char *msg, siz
     uint32_t *expp = (uint32_t *)calloc((size_t)c->maxnb * T, sizeof *expp);
     uint32_t *s = (uint32_t *)malloc(T * sizeof *s);
     int rc = 0;
-    if (!expp || !s) { rc = red_err(msg, msglen, "reduction verify: out of memory"); goto out; }
+    if (!expp || !s) { rc = wl_err(msg, msglen, "reduction verify: out of memory"); goto out; }
     uint64_t total = 0;
     for (uint64_t i = 0; i < c->n; i++) total += c->in[i];
     uint32_t running = 0;
@@ -296,7 +285,7 @@ static int reduction_verify(const void *vc, const mem_image *img, char *msg, siz
             }
             uint32_t got = mem_read_u32(img, c->outsum[L] + 4ull * b);
             if (got != bs) {
-                rc = red_err(msg, msglen, "reduction: launch %u block %u result outSum = %u, expected %u",
+                rc = wl_err(msg, msglen, "reduction: launch %u block %u result outSum = %u, expected %u",
                              L, b, got, bs);
                 break;
             }
@@ -306,18 +295,18 @@ static int reduction_verify(const void *vc, const mem_image *img, char *msg, siz
         running += lsum;
         uint32_t got = mem_read_u32(img, c->final + 4ull * L);
         if (got != running) {
-            rc = red_err(msg, msglen, "reduction: launch %u final sum = %u, expected %u", L, got, running);
+            rc = wl_err(msg, msglen, "reduction: launch %u final sum = %u, expected %u", L, got, running);
             break;
         }
     }
     if (!rc && (uint64_t)running != total)
-        rc = red_err(msg, msglen, "reduction: final sum %u != sum of inputs %llu", running,
+        rc = wl_err(msg, msglen, "reduction: final sum %u != sum of inputs %llu", running,
                      (unsigned long long)total);
     for (uint32_t b = 0; b < c->maxnb && !rc; b++)
         for (uint32_t t = 0; t < T; t++) {
             uint32_t got = mem_read_u32(img, c->parr + 4ull * ((uint64_t)b * T + t));
             if (got != expp[(size_t)b * T + t]) {
-                rc = red_err(msg, msglen, "reduction: block %u partial sum pArr[%u] = %u, expected %u", b, t,
+                rc = wl_err(msg, msglen, "reduction: block %u partial sum pArr[%u] = %u, expected %u", b, t,
                              got, expp[(size_t)b * T + t]);
                 break;
             }

@@ -32,17 +32,6 @@ typedef struct scan_ctx {
     uint64_t  in_addr, out_addr, buf_addr, flag_addr;
 } scan_ctx;
 
-static int scan_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void scan_free(void *vc)
 {
     scan_ctx *c = (scan_ctx *)vc;
@@ -66,11 +55,11 @@ static int scan_build(const wl_params *prm, persim_prog *p, mem_image *init, voi
                       size_t errlen)
 {
     *ctxp = NULL;
-    if (prm->size < 1) return scan_err(err, errlen, "scan: size must be >= 1 uint");
+    if (prm->size < 1) return wl_err(err, errlen, "scan: size must be >= 1 uint");
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return scan_err(err, errlen, "scan: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "scan: max_threads_per_block %u < 32", prm->max_threads_per_block);
     uint64_t narr = (prm->size + SCAN_ARRAY - 1) / SCAN_ARRAY;
-    if (narr > 0xFFFFFFFFull) return scan_err(err, errlen, "scan: too many arrays");
+    if (narr > 0xFFFFFFFFull) return wl_err(err, errlen, "scan: too many arrays");
     uint32_t T = PERSIM_WARP_SIZE;
     while (T * 2 <= SCAN_THREADS && T * 2 <= prm->max_threads_per_block) T *= 2;
     const uint32_t W = T / PERSIM_WARP_SIZE, E = SCAN_ARRAY / T;
@@ -82,7 +71,7 @@ static int scan_build(const wl_params *prm, persim_prog *p, mem_image *init, voi
     if (!c || !tot || !(c->in = (uint32_t *)malloc((size_t)narr * SCAN_ARRAY * 4))) {
         free(tot);
         scan_free(c);
-        return scan_err(err, errlen, "scan: out of memory");
+        return wl_err(err, errlen, "scan: out of memory");
     }
     c->narrays = narr;
     c->T = T;
@@ -169,7 +158,7 @@ static int scan_verify(const void *vc, const mem_image *img, char *msg, size_t m
         for (uint32_t i = 0; i < SCAN_ARRAY; i++) {
             pre[i + 1] = pre[i] + a[i];
             if (got[i] != pre[i + 1])
-                return scan_err(msg, msglen, "scan: array %llu output[%u] = %u, expected %u",
+                return wl_err(msg, msglen, "scan: array %llu output[%u] = %u, expected %u",
                                 (unsigned long long)b, i, got[i], pre[i + 1]);
         }
         for (uint32_t k = 0; k <= c->steps; k++) {
@@ -178,12 +167,12 @@ static int scan_verify(const void *vc, const mem_image *img, char *msg, size_t m
                 uint32_t want = pre[(t + 1) * E] - pre[(t + 1 > span ? t + 1 - span : 0) * E];
                 uint32_t g = mem_read_u32(img, scan_buf(c, b, k, t));
                 if (g != want)
-                    return scan_err(msg, msglen, "scan: array %llu step %u partial[%u] = %u, expected %u",
+                    return wl_err(msg, msglen, "scan: array %llu step %u partial[%u] = %u, expected %u",
                                     (unsigned long long)b, k, t, g, want);
             }
             for (uint32_t w = 0; w < W; w++)
                 if (mem_read_u32(img, scan_flag(c, b, k, w)) != 1)
-                    return scan_err(msg, msglen, "scan: array %llu step %u flag of warp %u not released",
+                    return wl_err(msg, msglen, "scan: array %llu step %u flag of warp %u not released",
                                     (unsigned long long)b, k, w);
         }
     }

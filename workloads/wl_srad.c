@@ -34,17 +34,6 @@ typedef struct srad_ctx {
     uint64_t J_addr, d_addr[4], C_addr, out_addr;   /* d: N, S, W, E */
 } srad_ctx;
 
-static int srad_err(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static void srad_free(void *vc)
 {
     srad_ctx *c = (srad_ctx *)vc;
@@ -134,10 +123,10 @@ static int srad_build(const wl_params *prm, persim_prog *p, mem_image *init, voi
 {
     *ctxp = NULL;
     if (prm->size < 2 || prm->size > 16384)
-        return srad_err(err, errlen, "srad: size (image side) must be in 2..16384, got %llu",
+        return wl_err(err, errlen, "srad: size (image side) must be in 2..16384, got %llu",
                         (unsigned long long)prm->size);
     if (prm->max_threads_per_block < PERSIM_WARP_SIZE)
-        return srad_err(err, errlen, "srad: max_threads_per_block %u < 32", prm->max_threads_per_block);
+        return wl_err(err, errlen, "srad: max_threads_per_block %u < 32", prm->max_threads_per_block);
     const uint32_t S = (uint32_t)prm->size;
     uint32_t BY = prm->max_threads_per_block / SRAD_BX;
     if (BY > SRAD_BY) BY = SRAD_BY;
@@ -149,7 +138,7 @@ static int srad_build(const wl_params *prm, persim_prog *p, mem_image *init, voi
     if (!c || !buf || !(c->J = (float *)malloc(NN * sizeof *c->J))) {
         free(buf);
         srad_free(c);
-        return srad_err(err, errlen, "srad: out of memory");
+        return wl_err(err, errlen, "srad: out of memory");
     }
     c->S = S;
     float *d[4] = { buf, buf + NN, buf + 2 * NN, buf + 3 * NN }, *C = buf + 4 * NN, *out = buf + 5 * NN;
@@ -239,7 +228,7 @@ static int srad_verify(const void *vc, const mem_image *img, char *msg, size_t m
     if (!buf || !row) {
         free(buf);
         free(row);
-        return srad_err(msg, msglen, "srad verify: out of memory");
+        return wl_err(msg, msglen, "srad verify: out of memory");
     }
     float *d[4] = { buf, buf + NN, buf + 2 * NN, buf + 3 * NN }, *C = buf + 4 * NN, *out = buf + 5 * NN;
     srad_compute(c->J, S, d, C, out);
@@ -255,7 +244,7 @@ static int srad_verify(const void *vc, const mem_image *img, char *msg, size_t m
                 if (!srad_close(row[j], want)) {
                     float gf;
                     memcpy(&gf, &row[j], 4);
-                    rc = srad_err(msg, msglen, "srad: %s[%u][%u] = %.9g (0x%08x), expected %.9g (0x%08x)",
+                    rc = wl_err(msg, msglen, "srad: %s[%u][%u] = %.9g (0x%08x), expected %.9g (0x%08x)",
                                   names[a], i, j, (double)gf, row[j],
                                   (double)arrs[a][(size_t)i * S + j], want);
                     break;

@@ -1,4 +1,6 @@
 /* persim: helpers for workload generators (see the end of workload.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include "workload.h"
 
 #include <stdio.h>
@@ -59,3 +61,14 @@ static uint64_t bump(uint64_t *next, uint64_t bytes, const char *what)
 uint64_t wl_alloc_pm(wl_alloc *a, uint64_t bytes) { return bump(&a->pm_next, bytes, "pm"); }
 
 uint64_t wl_alloc_vol(wl_alloc *a, uint64_t bytes) { return bump(&a->vol_next, bytes, "vol"); }
+
+int wl_err(char *err, size_t n, const char *fmt, ...)
+{
+    if (err && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

@@ -52,6 +52,13 @@ void     wl_alloc_init(wl_alloc *a, const wl_params *prm);
 uint64_t wl_alloc_pm(wl_alloc *a, uint64_t bytes);      /* 128-byte aligned */
 uint64_t wl_alloc_vol(wl_alloc *a, uint64_t bytes);
 
+/* printf into err (if err && n) and return -1: the error convention of build/verify. */
+int      wl_err(char *err, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif
