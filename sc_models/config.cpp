@@ -28,6 +28,10 @@ std::vector<ParamDef> make_schema()
         E("system.pm_placement", "far", {"near", "far"},
           "where NVM sits: on the GPU's memory controllers (near) or behind PCIe on the host (far)"),
         B("system.eadr", false, "PM-far only: host LLC is in the persistence domain (durable on reaching it)"),
+        B("system.pm_in_dram", false,
+          "place the persistent region in DRAM: its controller and channels get DRAM timing (dram.latency_ns, "
+          "no WPQ), its lines are cached like volatile data, nothing is persisted, and NVW-FIFO persist "
+          "barriers do no persist work (DRAM-only baseline of the scoped-barriers paper, Figure 5)"),
         I("system.pm_base", (int64_t)0x10000000000ll, "B", "first address of persistent memory; lower addresses are volatile", 0, 9.2e18),
         I("sim.seed", 1, "-", "seed for workload inputs", 0, 9.2e18),
         F("sim.max_time_ms", 50.0, "ms", "simulated-time limit; a run still going then is reported as stuck", 0.001, 1e6),
@@ -69,7 +73,9 @@ std::vector<ParamDef> make_schema()
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),
-        I("nvm.wpq_entries", 64, "entries", "ADR write-pending queue per controller (durable once accepted)", 1, 65536),
+        I("nvm.wpq_entries", 64, "entries",
+          "ADR write-pending queue per controller (durable once accepted); 0 = no WPQ: a write is "
+          "durable when the device write completes", 0, 65536),
         F("nvm.wpq_hit_latency_ns", 10.0, "ns", "read served from the write-pending queue", 0, 1e6),
         F("pcie.bw_gbps", 28.0, "GB/s", "PCIe bandwidth per direction (Table 1, PCIe 4.0 x16)", 0.001, 1e6),
         F("pcie.latency_ns", 300.0, "ns", "PCIe one-way latency (Table 1)", 0, 1e6),
@@ -81,6 +87,16 @@ std::vector<ParamDef> make_schema()
         I("persist.window", 6, "lines", "max flushed, unacknowledged persists per SM under the window policy (Table 1)", 1, 1024),
         F("persist.pb_coverage_pct", 50.0, "%", "PB entries as a percentage of L1 lines (Table 1 text: 50%)", 0.1, 100),
         I("persist.pb_entries", 0, "entries", "PB entries; 0 = derived from persist.pb_coverage_pct", 0, 65534),
+        I("persist.nvw_l1_entries", 16, "entries",
+          "nvwfifo: NVW-FIFO entries beside each L1 (scoped-barriers paper Table 2: 16)", 1, 65535),
+        I("persist.nvw_l2_entries", 64, "entries",
+          "nvwfifo: NVW-FIFO entries beside the L2 (scoped-barriers paper Table 2: 64)", 1, 65535),
+        B("persist.nvw_l2_pipelined", false,
+          "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
+          "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
+          "section 6.1 step 5 as written)"),
+        B("persist.promote_block_scope", false,
+          "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };
 }
 

@@ -18,8 +18,9 @@ Gpu::Gpu(sc_module_name n, const Config &c, const PersistModel *model, const per
         sms.push_back(new Sm(nm, c, i, period, model, this));
     }
     icnt = new Interconnect("icnt", c, period);
-    l2 = new L2("l2", c, period);
+    l2 = new L2("l2", c, period, model->uses_nvw);
     for (auto *s : sms) s->l1->isock.bind(icnt->tsock);
+    if (model->uses_nvw) nvw = new NvwSystem("nvw", c, this, period);
     icnt->isock.bind(l2->tsock);
     launch_gap_ps_ = ns_to_ps(c.f("gpu.kernel_launch_ns"));
     l1_ps_ = cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period);
@@ -33,6 +34,7 @@ Gpu::~Gpu()
     for (auto *s : sms) delete s;
     delete icnt;
     delete l2;
+    delete nvw;
 }
 
 void Gpu::launch_method()
@@ -94,6 +96,7 @@ void Gpu::sm_drained(int, uint64_t t)
     if (++drained_ < sms.size()) return;
     draining_ = false;
     kernel_ps_.push_back(t - kernel_start_ps_);
+    if (tracker_) tracker_->on_kernel_end(kernel_, t);
     ++kernel_;
     launch_ev_.notify(ps(launch_gap_ps_));
 }
@@ -150,6 +153,7 @@ void Gpu::grid_arrive(uint64_t t)
 
 void Gpu::grid_recheck(uint64_t t)
 {
+    if (nvw) nvw->kr_recheck(t);          // p_barrier_kr waits for the same condition
     if (grid_arrived_ == 0) return;
     const persim_kernel &k = prog_->kernels[kernel_];
     if (next_block_ < k.nblocks) return;    // not every block is resident yet
@@ -187,6 +191,7 @@ std::string Gpu::describe_stuck() const
         if (nlines < 40) { o << line << "\n"; ++nlines; }
     }
     if (total > nlines) o << "  ... and " << (total - nlines) << " more stuck warps\n";
+    if (nvw) o << nvw->describe();
     return o.str();
 }
 
@@ -203,6 +208,12 @@ std::string Gpu::progress_line() const
     return o.str();
 }
 
+void Gpu::set_tracker(WriteTracker *t)
+{
+    tracker_ = t;
+    for (auto *s : sms) s->set_tracker(t);
+}
+
 void Gpu::drain_functional(mem_image *img)
 {
     for (auto *s : sms) s->l1->drain_functional(img);
@@ -214,6 +225,7 @@ void Gpu::report(StatsWriter &w, uint64_t sim_ps)
     for (auto *s : sms) s->report(w, sim_ps);
     icnt->report(w, sim_ps);
     l2->report(w, sim_ps);
+    if (nvw) nvw->report(w, sim_ps);
     const std::string g = name();
     w.add(g, "kernels", (double)kernel_ps_.size(), "kernels", "kernels completed");
     for (size_t i = 0; i < kernel_ps_.size(); ++i)

@@ -11,6 +11,7 @@
 #include "interconnect.h"
 #include "l2.h"
 #include "persist_model.h"
+#include "nvw.h"
 #include "sm.h"
 #include "stats.h"
 extern "C" {
@@ -30,6 +31,7 @@ public:
     std::vector<Sm *> sms;
     Interconnect *icnt;
     L2 *l2;
+    NvwSystem *nvw = nullptr;      // NVW-FIFOs and scoped persist barriers (model nvwfifo), else null
 
     // From SMs.
     void block_done(int sm, uint64_t t);
@@ -50,8 +52,10 @@ public:
     void report(StatsWriter &w, uint64_t sim_ps);
     uint64_t instructions() const;
     void drain_functional(mem_image *img);
+    void set_tracker(WriteTracker *t);
 
 private:
+    friend class NvwSystem;        // kernel-scope barrier: residency and unfinished warps
     void launch_method();
     void dispatch(uint64_t t);
     struct Flag { uint64_t val = 0; int sm = -1; uint64_t t_local = 0, t_global = 0; };
@@ -69,6 +73,7 @@ private:
     std::map<uint64_t, std::vector<int>> waiters_;
     std::vector<uint64_t> kernel_ps_;
     uint64_t kernel_start_ps_ = 0, launched_at_host_ = 0;
+    WriteTracker *tracker_ = nullptr;
 };
 
 } // namespace persim

@@ -2,6 +2,7 @@
 #include <cstring>
 #include "cores_util.h"
 #include "l2.h"
+#include "nvw.h"
 
 namespace persim {
 using namespace sc_core;
@@ -20,7 +21,7 @@ int skip_pinned(void *vctx, uint32_t idx)
 
 L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool use_pb, L1Client *client)
     : sc_module(n), isock("isock"), sm_(sm_id), client_(client),
-      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_((uint64_t)c.i("system.pm_base")),
+      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_(c.b("system.pm_in_dram") ? UINT64_MAX : (uint64_t)c.i("system.pm_base")),
       hit_ps_(cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps)), period_ps_(period_ps)
 {
     cache_cfg cc{};
@@ -85,6 +86,7 @@ void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
     req.ext.pm = pm;
     req.ext.persist = pm;
     req.ext.sm = sm_;
+    if (tracker_) req.ext.writers = &writers_[(size_t)idx * line_bytes_];
     sc_time d = SC_ZERO_TIME;
     isock->b_transport(req.gp, d);
     const uint64_t at = now_ps() + d.value();
@@ -216,7 +218,37 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
     return L1Result{true, true, StallWhy::NONE, ready};
 }
 
-L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t)
+// Before the bytes are written: report the store, and every dirty byte it overwrites whose
+// value (written by another op) has not left the L1.
+void L1::track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op)
+{
+    const cache_line *l = cache_line_at_const(cache_, idx);
+    uint32_t *wr = &writers_[(size_t)idx * line_bytes_];
+    const uint64_t line_addr = la * line_bytes_;
+    uint64_t over[2] = {mask[0] & l->dirty[0], mask[1] & l->dirty[1]};
+    while (over[0] | over[1]) {
+        // one overwrite report per previous writer
+        uint32_t first = over[0] ? (uint32_t)__builtin_ctzll(over[0]) : 64 + (uint32_t)__builtin_ctzll(over[1]);
+        uint32_t old = wr[first];
+        uint64_t m[2] = {0, 0};
+        for (uint32_t b = first; b < line_bytes_; ++b)
+            if ((over[b / 64] >> (b % 64) & 1) && wr[b] == old) m[b / 64] |= 1ull << (b % 64);
+        over[0] &= ~m[0];
+        over[1] &= ~m[1];
+        if (old != op && old != 0) tracker_->on_overwrite(old, op, line_addr, m);
+    }
+    for (uint32_t b = 0; b < line_bytes_; ++b)
+        if (mask[b / 64] >> (b % 64) & 1) wr[b] = op;
+    tracker_->on_perform(t, op, line_addr, mask);
+}
+
+void L1::set_tracker(WriteTracker *t)
+{
+    tracker_ = t;
+    writers_.assign(t ? (size_t)cache_num_lines(cache_) * line_bytes_ : 0, 0);
+}
+
+L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t, uint32_t op)
 {
     const bool pm = la * line_bytes_ >= pm_base_;
     int32_t idx = cache_lookup(cache_, la);
@@ -238,9 +270,11 @@ L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64
     }
     ++st_.stores;
     if (pm) ++st_.pm_stores;
+    if (tracker_ && pm) track_store(idx, la, mask, t, op);
     cache_write_masked(cache_, idx, data, mask, line_bytes_);
     cache_touch(cache_, idx);
     if (pm && pb_) pump();
+    if (pm && nvw_) nvw_->l1_store(sm_, warp, la);     // NV write: append to the L1 NVW-FIFO
     return L1Result{true, true, StallWhy::NONE, t + period_ps_};
 }
 
@@ -266,6 +300,16 @@ uint64_t L1::flush(bool pm, bool vol)
         writeback(lines[i], true, false);
     }
     return last_tracked_;
+}
+
+bool L1::nvw_flush_line(uint64_t la)
+{
+    int32_t idx = cache_lookup(cache_, la);
+    if (idx < 0) return false;
+    const cache_line *l = cache_line_at_const(cache_, idx);
+    if (!l->pm || !cache_is_dirty(cache_, idx)) return false;
+    writeback(idx, false, false);
+    return true;
 }
 
 void L1::invalidate_clean(bool pm_only)

@@ -23,6 +23,8 @@ extern "C" {
 
 namespace persim {
 
+class NvwSystem;   // nvw.h
+
 struct L1Client {
     virtual ~L1Client() = default;
     virtual void on_pb_change(uint64_t stalled_mask) = 0;   // PB stall mask may have shrunk
@@ -46,8 +48,12 @@ public:
 
     // One line of a warp's load: bytes [off, off+len) of line `la` (line address).
     L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
-    // One line of a warp's store: bytes in mask.
-    L1Result store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t);
+    // One line of a warp's store: bytes in mask. `op` = the store's op id (persim_op.id), kept per
+    // byte while a tracker is installed (set_tracker) and carried by the line's flush.
+    L1Result store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t,
+                   uint32_t op = 0);
+    // Data-path tracking (persim run --check / check / crash): writer op id per byte of every line.
+    void set_tracker(WriteTracker *t);
     // SBRP ordering primitive.
     L1Result pb_fence(uint32_t warp, sbrp_type type);
     // Write back dirty lines (PM, volatile or both) and return a ticket: done when every tracked
@@ -64,6 +70,10 @@ public:
     void drain_functional(mem_image *img);
     void report(StatsWriter &w, uint64_t sim_ps);
     const sbrp_pb *pb() const { return pb_; }
+    // nvwfifo (nvw.h): every PM store is reported to the NVW-FIFOs; a dequeued entry flushes its line
+    // to the L2 if it is still dirty here (returns whether it was).
+    void set_nvw(NvwSystem *n) { nvw_ = n; }
+    bool nvw_flush_line(uint64_t la);
     void trace(sc_core::sc_trace_file *tf);   // VCD: PB occupancy and ACTR
 
 private:
@@ -74,9 +84,13 @@ private:
     void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase);
     void ack_method();
     void touch_pb_stats();
+    void track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op);
 
     int sm_;
     L1Client *client_;
+    WriteTracker *tracker_ = nullptr;
+    NvwSystem *nvw_ = nullptr;
+    std::vector<uint32_t> writers_;        // tracking: writer op id of each byte (line index * line_bytes)
     std::vector<uint64_t> cmem_, pbmem_;
     cache *cache_;
     sbrp_pb *pb_ = nullptr;

@@ -1,6 +1,8 @@
 #include "l2.h"
+#include <algorithm>
 #include "cores_util.h"
 #include "interconnect.h"
+#include "nvw.h"
 
 namespace persim {
 using namespace sc_core;
@@ -17,9 +19,10 @@ void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64
     }
 }
 
-L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
-    : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"),
-      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_((uint64_t)c.i("system.pm_base")),
+L2::L2(sc_module_name n, const Config &c, uint64_t period_ps, bool pm_write_back)
+    : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"), pm_wb_(pm_write_back),
+      line_bytes_((uint32_t)c.i("l1.line_bytes")),
+      pm_base_((uint64_t)c.i("system.pm_base")),
       hit_ps_(cycles_to_ps((double)c.i("l2.hit_latency_cycles"), period_ps)),
       busy_ps_(cycles_to_ps((double)c.i("l2.bank_busy_cycles"), period_ps))
 {
@@ -36,6 +39,7 @@ L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
         banks_.push_back(reinterpret_cast<cache *>(mem_.back().data()));
     }
     bank_free_.assign(nb, 0);
+    pm_in_dram_ = c.b("system.pm_in_dram");
     tsock.register_b_transport(this, &L2::b_transport);
 }
 
@@ -45,7 +49,12 @@ int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
     cache_line *l = cache_line_at(c, v);
     if (l->present) {
         ++st_.evictions;
-        if (cache_is_dirty(c, v)) {
+        if (l->pm && cache_is_dirty(c, v)) {
+            // pm_write_back: an NV-dirty line leaves by replacement; the NVW-FIFO barriers wait for it.
+            ++pm_evictions_;
+            uint64_t ack = write_pm_line(c, v, t);
+            if (nvw_) nvw_->l2_evicted(ack);
+        } else if (cache_is_dirty(c, v)) {
             // Write the dirty volatile bytes back to GDDR; this occupies the controller but is
             // not on the requester's critical path.
             ++st_.dirty_evictions;
@@ -54,7 +63,8 @@ int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
             wb.ext.mask[0] = l->dirty[0];
             wb.ext.mask[1] = l->dirty[1];
             sc_time d = ps(t - now_ps());
-            dram_isock->b_transport(wb.gp, d);
+            // system.pm_in_dram: the persistent region is DRAM behind its own controller
+            (l->tag * line_bytes_ >= pm_base_ ? pm_isock : dram_isock)->b_transport(wb.gp, d);
         }
         cache_invalidate(c, v);
     }
@@ -67,14 +77,15 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     MemExt *e = mem_ext(gp);
     const uint64_t addr = gp.get_address();
     const uint64_t la = addr / line_bytes_;
-    const bool pm = addr >= pm_base_;
+    const bool region_pm = addr >= pm_base_;                 // routing: the persistent region's controller
+    const bool pm = region_pm && !pm_in_dram_;               // persistence (system.pm_in_dram: none)
     const uint32_t b = l2_bank_of(addr, line_bytes_, (uint32_t)banks_.size());
     cache *c = banks_[b];
     const uint64_t t = now_ps() + delay.value();
     const uint64_t start = std::max(t, bank_free_[b]);
     bank_free_[b] = start + busy_ps_;
     const uint64_t tag_done = start + hit_ps_;
-    auto &down = pm ? pm_isock : dram_isock;
+    auto &down = region_pm ? pm_isock : dram_isock;
 
     if (gp.is_read()) {
         ++st_.reads;
@@ -113,6 +124,22 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     cache_write_masked(c, idx, gp.get_data_ptr(), mask, line_bytes_);
     cache_touch(c, idx);
     uint64_t ack = tag_done;
+    if (pm && pm_wb_) {
+        // nvwfifo: the NV line stays dirty here and joins the L2 NVW-FIFO (section 6.1 step 2).
+        ++st_.pm_writes;
+        cache_line *l = cache_line_at(c, idx);
+        l->ready_ps = std::max(l->ready_ps, tag_done);
+        if (e && e->writers) {
+            auto &wr = pm_writers_[la];
+            wr.resize(line_bytes_, 0);
+            for (uint32_t i = 0; i < line_bytes_; ++i)
+                if (mask[i / 64] >> (i % 64) & 1) wr[i] = e->writers[i];
+        }
+        delay = ps(ack - now_ps());
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        if (nvw_) nvw_->l2_write(la);
+        return;
+    }
     if (pm) {
         // Write-through: PM lines never stay dirty in the L2.
         ++st_.pm_writes;
@@ -123,6 +150,35 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     }
     delay = ps(ack - now_ps());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+uint64_t L2::write_pm_line(cache *c, int32_t idx, uint64_t start)
+{
+    cache_line *l = cache_line_at(c, idx);
+    MemReq req(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
+    std::memcpy(req.data, cache_data(c, idx), line_bytes_);
+    req.ext.mask[0] = l->dirty[0];
+    req.ext.mask[1] = l->dirty[1];
+    req.ext.pm = true;
+    req.ext.persist = true;
+    auto wr = pm_writers_.find(l->tag);
+    if (wr != pm_writers_.end()) req.ext.writers = wr->second.data();
+    const uint64_t t = std::max({start, l->ready_ps, now_ps()});   // not before the data has arrived
+    sc_time d = ps(t - now_ps());
+    pm_isock->b_transport(req.gp, d);
+    if (wr != pm_writers_.end()) pm_writers_.erase(wr);
+    cache_clean(c, idx);
+    ++pm_writebacks_;
+    return now_ps() + d.value();
+}
+
+bool L2::nvw_writeback(uint64_t la, uint64_t *ack_ps)
+{
+    cache *c = banks_[l2_bank_of(la * line_bytes_, line_bytes_, (uint32_t)banks_.size())];
+    int32_t idx = cache_lookup(c, la);
+    if (idx < 0 || !cache_line_at_const(c, idx)->pm || !cache_is_dirty(c, idx)) return false;
+    *ack_ps = write_pm_line(c, idx, now_ps());
+    return true;
 }
 
 void L2::drain_functional(mem_image *img)
@@ -151,6 +207,10 @@ void L2::report(StatsWriter &w, uint64_t) const
     w.add(g, "pm_writes", st_.pm_writes, "requests", "PM writes forwarded to the persistence domain (write-through)");
     w.add(g, "evictions", st_.evictions, "lines", "lines replaced");
     w.add(g, "dirty_evictions", st_.dirty_evictions, "lines", "dirty volatile lines written back to GDDR");
+    if (pm_wb_) {
+        w.add(g, "pm_writebacks", pm_writebacks_, "lines", "NV-dirty lines written back to NVM (PM write-back mode, nvwfifo)");
+        w.add(g, "pm_dirty_evictions", pm_evictions_, "lines", "NV-dirty lines written back to NVM by replacement");
+    }
 }
 
 } // namespace persim

@@ -3,6 +3,7 @@
 // through the L2"), so a PM write is forwarded to the PM path (NVM controller, or PCIe to the
 // host) and acknowledged when the persistence domain has accepted it.
 #pragma once
+#include <unordered_map>
 #include <vector>
 #include <systemc>
 #include <tlm>
@@ -18,13 +19,20 @@ extern "C" {
 
 namespace persim {
 
+class NvwSystem;   // nvw.h
+
 class L2 : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<L2> tsock;          // from the crossbar
     tlm_utils::simple_initiator_socket<L2> dram_isock;  // to the GDDR controller
     tlm_utils::simple_initiator_socket<L2> pm_isock;    // to the NVM controller(s) or PCIe
 
-    L2(sc_core::sc_module_name n, const Config &c, uint64_t period_ps);
+    // pm_write_back (model nvwfifo): PM lines are write-back here too; NV-dirty lines leave through
+    // the L2 NVW-FIFO (nvw_writeback) or by replacement (to NVM), not on every write.
+    L2(sc_core::sc_module_name n, const Config &c, uint64_t period_ps, bool pm_write_back = false);
+    void set_nvw(NvwSystem *n) { nvw_ = n; }
+    // Writes line `la` back to NVM if it is NV-dirty here; *ack_ps = its acknowledgement time.
+    bool nvw_writeback(uint64_t la, uint64_t *ack_ps);
     void report(StatsWriter &w, uint64_t sim_ps) const;
     // End of run (untimed): write dirty volatile bytes into the backing image.
     void drain_functional(mem_image *img);
@@ -32,6 +40,11 @@ public:
 private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     int32_t allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t);
+    uint64_t write_pm_line(cache *c, int32_t idx, uint64_t start);   // pm_write_back: NV line -> NVM
+    bool pm_wb_ = false, pm_in_dram_ = false;
+    NvwSystem *nvw_ = nullptr;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)
+    uint64_t pm_writebacks_ = 0, pm_evictions_ = 0;
     std::vector<std::vector<uint64_t>> mem_;
     std::vector<cache *> banks_;
     std::vector<uint64_t> bank_free_;

@@ -1,13 +1,19 @@
 // persim command line: run, trace, list.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <vector>
 #include <systemc>
 #include "config.h"
 #include "persist_model.h"
+#include "check.h"
+#include "crash.h"
 #include "sim.h"
+#include "sweep.h"
 #include "version.h"
 extern "C" {
 #include "func_exec.h"
@@ -33,12 +39,16 @@ const char *kUsage =
     "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
     "  persim list  [models|workloads|keys]                              what can be chosen, with defaults and units\n"
+    "  persim check --model M (--trace F | --workload W) [options]       are the program's `require`s guaranteed by M,\n"
+    "                                                                    kept by this run? (docs/checking.md)\n"
+    "  persim crash --model M --workload W [--points N|all] [--seed S]   crash, recover, verify (docs/checking.md)\n"
+    "  persim sweep SPEC.json [-j N] [--force] [--emit-slurm]            run a study's cross product (docs/sweeps.md)\n"
     "  persim --version | --help\n"
     "\n"
     "run/trace options:\n"
     "  --config FILE      JSON system config (repeatable; later files override earlier ones),\n"
     "                     e.g. configs/gpu_sbrp_table1.json\n"
-    "  --model M          persistency model: epoch, gpm, sbrp (see `persim list models`)\n"
+    "  --model M          persistency model: epoch, gpm, sbrp, nvwfifo (see `persim list models`)\n"
     "  --workload W       built-in workload (see `persim list workloads`)\n"
     "  --trace FILE       run a trace file (format: docs/trace-format.md)\n"
     "  --size S           workload size knob (= --set workload.size=S); `small` = the workload's\n"
@@ -51,8 +61,17 @@ const char *kUsage =
     "  --vcd FILE         VCD waveform of each SM's persist-buffer occupancy and ACTR\n"
     "  --log-warp B:W     print a per-op timeline of warp W of block B (every kernel) on stderr\n"
     "  --quiet            no progress lines and no summary table\n"
+    "  --check            run: check that the run keeps every persist-order edge the model promises,\n"
+    "                     and the program's `require`s (docs/checking.md)\n"
     "\n"
-    "exit status: 0 ok, 1 bad input, 3 simulated deadlock or time limit, 4 functional check failed\n";
+    "crash options:\n"
+    "  --points N|all     crash points to try (default 100; all = every distinct durable image)\n"
+    "  --seed S           which points (default 1); the input seed is --set sim.seed=N here\n"
+    "  --images run|model the run's own durable images (default), or images the model allows\n"
+    "  --at PS            one crash instant (ps) of the run;  --sample K: one model image (with --seed)\n"
+    "\n"
+    "exit status: 0 ok, 1 bad input, 3 simulated deadlock or time limit, 4 functional check failed,\n"
+    "             5 persist-order check, requirement or crash recovery failed\n";
 
 [[noreturn]] void die(const std::string &msg, int code = EXIT_BAD_INPUT)
 {
@@ -64,7 +83,8 @@ struct Args {
     std::string cmd;
     std::vector<std::string> configs, sets;
     std::string model = "sbrp", workload, trace, out, csv, vcd, size, seed, logw;
-    bool quiet = false, markdown = false;
+    std::string points, images, at, sample;
+    bool quiet = false, markdown = false, check = false;
     std::vector<std::string> positional;
 };
 
@@ -84,7 +104,8 @@ Args parse(int argc, char **argv)
         std::printf("persim %s\n", version());
         std::exit(0);
     }
-    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list") die("unknown command '" + a.cmd + "' (try persim --help)");
+    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash")
+        die("unknown command '" + a.cmd + "' (try persim --help)");
     for (int i = 2; i < argc; ++i) {
         std::string s = argv[i];
         auto val = [&](const char *opt) -> std::string {
@@ -106,6 +127,11 @@ Args parse(int argc, char **argv)
         else if (s == "--size") a.size = val("--size");
         else if (s == "--seed") a.seed = val("--seed");
         else if (s == "--quiet" || s == "-q") a.quiet = true;
+        else if (s == "--check") a.check = true;
+        else if (s == "--points") a.points = val("--points");
+        else if (s == "--images") a.images = val("--images");
+        else if (s == "--at") a.at = val("--at");
+        else if (s == "--sample") a.sample = val("--sample");
         else if (s == "--markdown") a.markdown = true;
         else if (!s.empty() && s[0] == '-') die("unknown option '" + s + "' (try persim --help)");
         else a.positional.push_back(s);
@@ -149,6 +175,9 @@ int cmd_list(const Args &a)
             std::printf("  %-12s %-10llu %-10llu %-26s %s; %s (recovery: %s)\n", (*w)->name,
                         (unsigned long long)(*w)->default_size, (unsigned long long)(*w)->small_size, (*w)->pmo,
                         (*w)->size_desc, (*w)->desc, (*w)->recovery);
+        std::printf("  variants with deliberate persistency bugs (docs/checking.md):\n");
+        for (const persim_workload *const *w = wl_variants(); *w; ++w)
+            std::printf("  %-24s %s\n", (*w)->name, (*w)->desc);
     }
     if (what == "keys" && a.markdown) {
         // docs/config.md is generated from this (a test keeps them equal).
@@ -205,6 +234,7 @@ int cmd_trace(const Args &a)
     prm.seed = (uint64_t)c.i("sim.seed");
     prm.num_sms = (uint32_t)c.i("gpu.num_sms");
     prm.max_threads_per_block = (uint32_t)c.i("gpu.max_threads_per_block");
+    prm.max_warps_per_sm = (uint32_t)c.i("gpu.max_warps_per_sm");
     prm.pm_base = (uint64_t)c.i("system.pm_base");
     prm.vol_base = PERSIM_VOL_BASE;
     persim_prog *p = prog_new();
@@ -242,8 +272,11 @@ int cmd_trace(const Args &a)
     return 0;
 }
 
+std::string g_argv0 = "persim";
+
 int cmd_run(const Args &a)
 {
+    std::unique_ptr<Checker> chk;
     RunSpec s;
     s.cfg = build_config(a);
     s.model = a.model;
@@ -260,6 +293,10 @@ int cmd_run(const Args &a)
         if (std::sscanf(a.logw.c_str(), "%u:%u%c", &b, &w, &extra) != 2) die("--log-warp: expected BLOCK:WARP, got '" + a.logw + "'");
         s.log_block = (int)b;
         s.log_warp = (int)w;
+    }
+    if (a.check) {
+        chk = std::make_unique<Checker>(s.cfg, s.model, false);
+        s.observer = chk.get();
     }
     RunResult r = run_simulation(s);
     if (!a.quiet) {
@@ -281,6 +318,91 @@ int cmd_run(const Args &a)
                     r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0.0);
         if (!r.out_dir.empty()) std::printf("  output            %s/{stats,config}.json\n", r.out_dir.c_str());
     }
+    if (chk && (!a.quiet || r.code == EXIT_CHECK)) std::printf("%s", chk->text().c_str());
+    std::fflush(stdout);
+    if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
+    return r.code;
+}
+
+RunSpec check_spec(const Args &a, const char *what)
+{
+    if (a.workload.empty() == a.trace.empty()) die(std::string(what) + ": give exactly one of --workload or --trace");
+    RunSpec s;
+    s.cfg = build_config(a);
+    s.model = a.model;
+    s.workload = a.workload;
+    s.trace = a.trace;
+    s.out_dir = a.out;
+    s.csv = a.csv;
+    s.write_files = !a.out.empty();
+    s.quiet = true;
+    s.small = a.size == "small";
+    return s;
+}
+
+// persim check: requirements (guaranteed by the model? kept by this run?) and conformance.
+int cmd_check(const Args &a)
+{
+    RunSpec s = check_spec(a, "check");
+    Checker chk(s.cfg, s.model, true);
+    s.observer = &chk;
+    RunResult r = run_simulation(s);
+    std::printf("persim check: model %s, %s, %s: run %s, %.3f us simulated\n", s.model.c_str(),
+                s.cfg.s("system.pm_placement").c_str(),
+                s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str(), r.status.c_str(),
+                r.sim_ps / 1e6);
+    std::printf("%s", chk.text().c_str());
+    if (chk.report().ran && chk.report().reqs.empty())
+        std::printf("  requirements      none (add `require A B` lines: docs/checking.md)\n");
+    std::fflush(stdout);
+    if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
+    return r.code;
+}
+
+uint64_t parse_u64(const std::string &opt, const std::string &v)
+{
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || v[0] == '-' || *end || errno) die(opt + ": expected a non-negative integer, got '" + v + "'");
+    return x;
+}
+
+// persim crash: crash points of one run, each recovered with the workload's recovery and verified.
+int cmd_crash(const Args &a0)
+{
+    Args a = a0;
+    a.seed.clear();   // --seed picks the crash points here; the input seed is --set sim.seed=N
+    if (a.workload.empty()) die("crash: --workload is required (a trace has no recovery procedure)");
+    if (!a.trace.empty()) die("crash: --trace is not supported (a trace has no recovery procedure); use --workload");
+    CrashOptions o;
+    if (!a0.seed.empty()) o.seed = parse_u64("--seed", a0.seed);
+    if (a.images.empty() || a.images == "run") o.model_images = false;
+    else if (a.images == "model") o.model_images = true;
+    else die("--images: expected 'run' or 'model', got '" + a.images + "'");
+    if (a.points == "all") o.all = true;
+    else if (!a.points.empty()) {
+        o.points = parse_u64("--points", a.points);
+        if (o.points == 0) die("--points: expected at least 1 (or 'all')");
+    }
+    if (!a.at.empty()) o.at_ps = (int64_t)parse_u64("--at", a.at);
+    if (!a.sample.empty()) {
+        if (!o.model_images) die("--sample: only with --images model (a run image is chosen with --at)");
+        o.sample = (int64_t)parse_u64("--sample", a.sample);
+    }
+    if (o.at_ps >= 0 && o.model_images) die("--at: only with --images run (a model image is chosen with --sample)");
+    std::string rp = g_argv0 + " crash";
+    for (const auto &c : a.configs) rp += " --config " + c;
+    for (const auto &kv : a.sets) rp += " --set " + kv;
+    rp += " --model " + a.model + " --workload " + a.workload;
+    if (!a.size.empty()) rp += " --size " + a.size;
+    o.replay = rp;
+    RunSpec s = check_spec(a, "crash");
+    CrashDriver drv(s.cfg, s.model, o);
+    s.observer = &drv;
+    RunResult r = run_simulation(s);
+    std::printf("%s", drv.text().c_str());
+    std::fflush(stdout);
     if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
     return r.code;
 }
@@ -289,11 +411,15 @@ int cmd_run(const Args &a)
 
 int sc_main(int argc, char **argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) return sweep_main(argc, argv);   // runs no SystemC
     try {
         Args a = parse(argc, argv);
         if (a.cmd == "list") return cmd_list(a);
         if (!a.positional.empty()) die("unexpected argument '" + a.positional[0] + "'");
         if (a.cmd == "trace") return cmd_trace(a);
+        g_argv0 = argv[0];
+        if (a.cmd == "check") return cmd_check(a);
+        if (a.cmd == "crash") return cmd_crash(a);
         return cmd_run(a);
     } catch (const ConfigError &e) {
         die(e.what());

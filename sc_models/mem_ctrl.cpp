@@ -101,13 +101,21 @@ nvm_cfg NvmMc::make_cfg(const Config &c, uint32_t controllers)
     n.write_gbps = c.f("nvm.write_bw_gbps") / controllers;
     n.wpq_entries = (uint32_t)c.i("nvm.wpq_entries");
     n.wpq_hit_latency_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns"));
+    if (c.b("system.pm_in_dram")) {
+        // DRAM-only baseline: the persistent region's channels hold DRAM (DRAM timing, no WPQ).
+        n.read_latency_ps = n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
+        n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
+        n.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns"));
+        n.bank_busy_hit_ps = 0;
+        n.wpq_entries = 0;
+    }
     return n;
 }
 
 NvmMc::NvmMc(sc_module_name n, const Config &c, mem_image *backing, uint32_t controllers)
     : MemCtrl(n, make_cfg(c, controllers), backing, true),
       eadr_(c.b("system.eadr") && c.s("system.pm_placement") == "far"),
-      llc_ps_(ns_to_ps(c.f("host.llc_latency_ns"))) {}
+      llc_ps_(ns_to_ps(c.f("host.llc_latency_ns"))), dram_only_(c.b("system.pm_in_dram")) {}
 
 void NvmMc::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
 {
@@ -132,12 +140,12 @@ void NvmMc::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     }
     if (e) mem_write_masked(img_, gp.get_address(), gp.get_data_ptr(), lb, e->mask);
     else mem_write(img_, gp.get_address(), gp.get_data_ptr(), lb);
-    if (e) {
+    if (e && !dram_only_) {
         e->durable_ps = accept;
         ++persists_;
         durable_bytes_ += bytes;
         sum_durable_lat_ps_ += accept - t;
-        if (sink_) sink_->on_durable(accept, gp.get_address(), gp.get_data_ptr(), e->mask, lb, e->sm);
+        if (sink_) sink_->on_durable_ids(accept, gp.get_address(), gp.get_data_ptr(), e->mask, lb, e->sm, e->writers);
     }
     delay = ps(accept - now_ps());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);

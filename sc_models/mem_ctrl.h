@@ -52,6 +52,7 @@ private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay) override;
     bool eadr_;
     uint64_t llc_ps_;
+    bool dram_only_;     // system.pm_in_dram: DRAM timing, nothing is persisted
     DurableSink *sink_ = nullptr;
     uint64_t persists_ = 0, durable_bytes_ = 0;
     uint64_t sum_durable_lat_ps_ = 0;

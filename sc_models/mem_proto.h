@@ -19,6 +19,8 @@ struct MemExt : tlm::tlm_extension<MemExt> {
     uint64_t mask[2] = {0, 0};    // bytes carried by a write (bit i = byte i of the line)
     uint64_t durable_ps = 0;      // out: absolute time the write became durable (persist writes)
     uint32_t line_bytes = 128;
+    const uint32_t *writers = nullptr; // optional: op id (persim_op.id) of the store that wrote each byte
+                                       // of the line (valid during b_transport; set when tracking)
 
     tlm::tlm_extension_base *clone() const override { return new MemExt(*this); }
     void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const MemExt &>(e); }
@@ -75,6 +77,30 @@ struct DurableSink {
     virtual ~DurableSink() = default;
     virtual void on_durable(uint64_t durable_ps, uint64_t line_addr, const uint8_t *data,
                             const uint64_t mask[2], uint32_t line_bytes, int sm) = 0;
+    // Same, with the op id of the store that wrote each byte (writers[i] for byte i; nullptr when
+    // the writes are not tracked). The persistence domain calls this one.
+    virtual void on_durable_ids(uint64_t durable_ps, uint64_t line_addr, const uint8_t *data,
+                                const uint64_t mask[2], uint32_t line_bytes, int sm, const uint32_t *writers)
+    {
+        (void)writers;
+        on_durable(durable_ps, line_addr, data, mask, line_bytes, sm);
+    }
+};
+
+// Follows data from the warps to the persistence domain (persim run --check, check, crash; see
+// docs/checking.md). Installed with Top::set_tracker; L1s then keep the writer op id of every
+// byte and flushes carry them (MemExt::writers). Op ids are persim_op.id.
+struct WriteTracker : DurableSink {
+    // Store (or release flag write) `op` wrote bytes `mask` of line `line_addr` into an L1.
+    virtual void on_perform(uint64_t t, uint32_t op, uint64_t line_addr, const uint64_t mask[2]) = 0;
+    // Bytes `mask` of line `line_addr`, written by `old_op` and not yet flushed, were overwritten in
+    // the L1 by `new_op` (old_op's value never leaves the L1; it is durable once new_op's is).
+    virtual void on_overwrite(uint32_t old_op, uint32_t new_op, uint64_t line_addr, const uint64_t mask[2]) = 0;
+    // The op after `op` in its warp's stream started (or the warp finished) at t: `op` has completed
+    // (for a dFence or a barrier: the persists it waited for are durable).
+    virtual void on_complete(uint32_t op, uint64_t t) = 0;
+    // Kernel `k` (program order) finished: every block done and every SM drained, at t.
+    virtual void on_kernel_end(uint32_t k, uint64_t t) = 0;
 };
 
 } // namespace persim

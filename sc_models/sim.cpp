@@ -69,6 +69,7 @@ void load_program(const RunSpec &s, Loaded &L)
         prm.seed = (uint64_t)s.cfg.i("sim.seed");
         prm.num_sms = (uint32_t)s.cfg.i("gpu.num_sms");
         prm.max_threads_per_block = (uint32_t)s.cfg.i("gpu.max_threads_per_block");
+        prm.max_warps_per_sm = (uint32_t)s.cfg.i("gpu.max_warps_per_sm");
         prm.pm_base = (uint64_t)s.cfg.i("system.pm_base");
         prm.vol_base = PERSIM_VOL_BASE;
         L.prog = prog_new();
@@ -78,6 +79,7 @@ void load_program(const RunSpec &s, Loaded &L)
     }
     if (prog_validate(L.prog, err, sizeof err) != 0)
         throw ConfigError((s.trace.empty() ? "workload '" + s.workload + "'" : s.trace) + ": invalid program: " + err);
+    if (s.cfg.b("persist.promote_block_scope")) promote_block_scope(L.prog);   // SBRP Figure 7
     // Resource checks against the GPU configuration.
     const uint32_t maxw = (uint32_t)s.cfg.i("gpu.max_warps_per_sm");
     for (uint32_t k = 0; k < L.prog->nkernels; ++k) {
@@ -88,7 +90,8 @@ void load_program(const RunSpec &s, Loaded &L)
         bool grid_sync = false;
         for (uint64_t st = K.first_stream; st < K.first_stream + (uint64_t)K.nblocks * K.warps_per_block; ++st)
             for (uint64_t o = L.prog->streams[st].begin; o < L.prog->streams[st].end; ++o)
-                grid_sync |= L.prog->ops[o].kind == OPK_SYNC && L.prog->ops[o].scope >= SCOPE_DEVICE;
+                grid_sync |= (L.prog->ops[o].kind == OPK_SYNC || L.prog->ops[o].kind == OPK_PBARRIER) &&
+                             L.prog->ops[o].scope >= SCOPE_DEVICE;   // p_barrier_kr waits for the whole kernel
         if (grid_sync) {
             uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)s.cfg.i("gpu.max_blocks_per_sm"));
             if ((uint64_t)K.nblocks > per_sm * (uint64_t)s.cfg.i("gpu.num_sms"))
@@ -170,12 +173,15 @@ RunResult run_simulation(const RunSpec &spec)
     if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
     Loaded L;
     load_program(spec, L);
+    const LoadedProgram lp{L.prog, L.img, L.wl, L.ctx, L.size};
+    if (spec.observer) spec.observer->on_loaded(lp);
 
     auto host0 = std::chrono::steady_clock::now();
     sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
     sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
     auto top = std::make_unique<Top>("top", spec.cfg, model, L.prog, L.img);
     if (spec.sink) top->set_durable_sink(spec.sink);
+    if (spec.observer && spec.observer->tracker()) top->set_tracker(spec.observer->tracker());
     if (spec.log_block >= 0)
         for (auto *s : top->gpu->sms) s->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);
     sc_trace_file *tf = nullptr;
@@ -260,6 +266,7 @@ RunResult run_simulation(const RunSpec &spec)
                         {"message", res.message},
                         {"persim_version", version()}};
 
+    if (spec.observer) spec.observer->on_finished(lp, res);   // checks (docs/checking.md)
     if (spec.write_files) {
         res.out_dir = spec.out_dir.empty() ? "results/runs/" + auto_name(spec, L.size) : spec.out_dir;
         std::error_code ec;

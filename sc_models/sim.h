@@ -7,10 +7,38 @@
 #include <nlohmann/json.hpp>
 #include "config.h"
 #include "mem_proto.h"
+extern "C" {
+#include "op.h"
+#include "workload.h"
+}
 
 namespace persim {
 
-enum ExitCode { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_STUCK = 3, EXIT_VERIFY = 4 };
+enum ExitCode { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_STUCK = 3, EXIT_VERIFY = 4,
+                EXIT_CHECK = 5 /* run --check / check / crash found a problem (docs/checking.md) */ };
+
+struct RunResult;
+
+// What a run simulates, as loaded (program, pristine initial image, workload and its context).
+struct LoadedProgram {
+    const persim_prog *prog = nullptr;
+    const mem_image *init = nullptr;       // the initial image before the run (do not keep: freed after)
+    const persim_workload *wl = nullptr;   // nullptr for a trace
+    const void *ctx = nullptr;             // the workload's context (verify, recover)
+    uint64_t size = 0;                     // workload size used
+};
+
+// Optional observer of one run (persim run --check, persim check, persim crash: sc_models/check.h).
+struct RunObserver {
+    virtual ~RunObserver() = default;
+    // Installed into the system (Top::set_tracker) when not null.
+    virtual WriteTracker *tracker() { return nullptr; }
+    // After the program is loaded and validated, before the simulation starts.
+    virtual void on_loaded(const LoadedProgram &) {}
+    // After the run and its functional check, before output files are written (may add to r.stats
+    // and set r.code / r.status / r.message).
+    virtual void on_finished(const LoadedProgram &, RunResult &) {}
+};
 
 struct RunSpec {
     Config cfg;
@@ -24,6 +52,7 @@ struct RunSpec {
     bool write_files = true;
     bool quiet = false;
     DurableSink *sink = nullptr; // optional: sees every write as it becomes durable
+    RunObserver *observer = nullptr; // optional: checker / crash driver (sc_models/check.h)
     bool small = false;          // workload.size == 0: use the workload's small size, not its default
 };
 

@@ -82,6 +82,8 @@ void Sm::launch_block(const persim_prog *p, const persim_kernel *k, uint32_t blo
         x.block = block;
         x.warp = w;
         x.pc = p->ops + s->begin;
+        x.begin = x.pc;
+        x.last_reported = nullptr;
         x.end = p->ops + s->end;
         x.wait = Wait::NONE;
         x.ready_ps = t;
@@ -91,6 +93,7 @@ void Sm::launch_block(const persim_prog *p, const persim_kernel *k, uint32_t blo
         ++b.live;
         --free_slots_;
     }
+    nvw_on_launch(b);
     ++st_.blocks;
     if (st_.first_ps == UINT64_MAX) st_.first_ps = t;
     kick(t);
@@ -163,6 +166,19 @@ void Sm::run()
 bool Sm::step(WarpCtx &w, uint64_t t, uint64_t &cycles)
 {
     if (w.nprims == 0) {
+        // Checker requirements are not executed by the hardware: they cost no issue slot.
+        while (w.pc != w.end && w.pc->kind == OPK_REQUIRE) {
+            ++st_.ops;
+            ++w.pc;
+        }
+        // The previous op of this warp has completed (a dFence or barrier: its persists are durable).
+        if (tracker_ && w.lines_done == 0 && w.pc != w.begin) {
+            const persim_op *prev = w.pc - 1;
+            if (prev->kind > OPK_COMPUTE && prev->kind != OPK_REQUIRE && prev != w.last_reported) {
+                tracker_->on_complete(prev->id, t);
+                w.last_reported = prev;
+            }
+        }
         if (w.pc == w.end) {
             finish_warp(w, t);
             return true;
@@ -247,7 +263,7 @@ bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
     }
     for (uint32_t k = w.lines_done; k < nseg; ++k) {
         uint64_t tk = t + (uint64_t)(k - w.lines_done) * period_ps_;
-        L1Result r = st ? l1->store(w.slot, segs[k].la, segs[k].data, segs[k].mask, tk)
+        L1Result r = st ? l1->store(w.slot, segs[k].la, segs[k].data, segs[k].mask, tk, op.id)
                         : l1->load(w.slot, segs[k].la, segs[k].lo, segs[k].hi - segs[k].lo + 1, tk);
         if (!r.done) {
             w.lines_done = (uint8_t)k;
@@ -322,7 +338,7 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
             s.mask[(off + b) / 64] |= 1ull << ((off + b) % 64);
             s.data[off + b] = (uint8_t)(op.val >> (8 * b));
         }
-        L1Result r = l1->store(w.slot, op.addr / line_bytes_, s.data, s.mask, t);
+        L1Result r = l1->store(w.slot, op.addr / line_bytes_, s.data, s.mask, t, op.id);
         if (!r.done) {
             stall(w, Wait::PB, r.why == StallWhy::PB_FULL ? ST_PB_FULL : ST_EDM, t);
             if (!(sbrp_pb_stalled(l1->pb()) >> w.slot & 1)) resume(w, t + period_ps_);
@@ -359,6 +375,11 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
         }
         return true;
     }
+    case Prim::NVW_WI:
+    case Prim::NVW_WG:
+    case Prim::NVW_KR:
+    case Prim::NVW_ALL:
+        return exec_nvw(w, p, op, t);   // nvw.cpp
     }
     return false;
 }
@@ -391,6 +412,7 @@ void Sm::finish_warp(WarpCtx &w, uint64_t t)
         gpu_->block_done(id_, t);
     } else {
         check_block_sync(b, t);
+        nvw_check_block(b, t);
         gpu_->grid_recheck(t);
     }
 }
@@ -441,6 +463,7 @@ void Sm::check_drain()
         l1->set_drain_all(false);
     }
     if (drain_state_ == 2 && l1->ticket_done(drain_ticket_)) {
+        if (nvw_drain_pending()) return;        // nvwfifo: persist the NVW-FIFOs first (nvw.cpp)
         drain_state_ = 0;
         l1->invalidate_clean(false);
         gpu_->sm_drained(id_, now_ps());
@@ -450,7 +473,8 @@ void Sm::check_drain()
 std::string Sm::describe_stuck() const
 {
     std::ostringstream o;
-    static const char *wn[] = {"ready", "persist buffer", "write-back acknowledgements", "flag", "barrier", "done"};
+    static const char *wn[] = {"ready", "persist buffer", "write-back acknowledgements", "flag", "barrier", "done",
+                               "an NVW-FIFO persist barrier"};
     for (const auto &w : warps_) {
         if (!w.active) continue;
         o << "  " << name() << " warp slot " << w.slot << " (block " << w.block << ", warp " << w.warp << ")";
@@ -489,7 +513,7 @@ void Sm::report(StatsWriter &w, uint64_t sim_ps)
                    : r == ST_ODM ? "ODM (dFence / device-scope pAcq/pRel)" : r == ST_PB_FULL ? "a free PB entry"
                    : r == ST_BARRIER ? "barrier/fence write-back acknowledgements" : r == ST_ACQUIRE ? "an acquire flag"
                    : "an execution barrier"));
-    for (int p = 0; p <= (int)Prim::SYNC; ++p)
+    for (int p = 0; p < kPrimCount; ++p)
         if (st_.prims[p]) w.add(g, std::string("prim_") + prim_name((Prim)p), st_.prims[p], "issues", "primitive issues (retries included)");
     l1->report(w, sim_ps);
 }

@@ -19,8 +19,9 @@ extern "C" {
 namespace persim {
 
 class Gpu;
+enum class NvwKind : uint8_t;   // nvw.h
 
-enum class Wait : uint8_t { NONE, PB, TICKET, FLAG, SYNC, DONE };
+enum class Wait : uint8_t { NONE, PB, TICKET, FLAG, SYNC, DONE, NVW };
 enum StallReason : uint8_t { ST_MEM = 0, ST_EDM, ST_ODM, ST_PB_FULL, ST_BARRIER, ST_ACQUIRE, ST_SYNC, ST__COUNT };
 
 struct WarpCtx {
@@ -29,6 +30,7 @@ struct WarpCtx {
     uint32_t block_slot = 0;         // resident block index in this SM
     uint32_t block = 0, warp = 0;    // ids in the kernel
     const persim_op *pc = nullptr, *end = nullptr;
+    const persim_op *begin = nullptr, *last_reported = nullptr;   // stream start; op last reported complete
     Wait wait = Wait::NONE;
     uint8_t reason = ST_MEM;
     uint64_t ready_ps = 0, wait_since = 0;
@@ -39,12 +41,14 @@ struct WarpCtx {
     uint8_t lines_done = 0;          // progress inside a multi-line memory op
     uint64_t mem_ready = 0;          // completion of the lines already done
     uint64_t flag_addr = 0;
+    uint8_t nvw_kind = 0;            // NvwKind of the NVW-FIFO barrier the warp waits for (nvw.cpp)
 };
 
 struct BlockCtx {
     bool active = false;
     uint32_t block = 0;
     uint32_t live = 0, arrived = 0;  // warps not finished; warps waiting at a block sync
+    uint32_t nvw_arrived = 0;        // warps waiting at a p_barrier_wg (nvw.cpp)
     std::vector<uint32_t> slots;
 };
 
@@ -66,6 +70,9 @@ public:
     // L1Client.
     void on_pb_change(uint64_t stalled) override;
     void on_ticket_progress() override;
+    // NVW-FIFO barrier acknowledged (nvw.cpp): wake the warp (WI/ALL: slot idx), the block (WG: block slot idx),
+    // every KR waiter, or finish the kernel-end drain (END).
+    void nvw_wake(NvwKind k, uint32_t idx);
 
     void report(StatsWriter &w, uint64_t sim_ps);
     std::string describe_stuck() const;
@@ -74,6 +81,8 @@ public:
     // Per-op timeline of one (block, warp) of every kernel to `f` (persim run --log-warp).
     void set_log(std::FILE *f, uint32_t block, uint32_t warp) { log_ = f; log_block_ = block; log_warp_ = warp; }
     uint32_t unfinished_warps() const { return (uint32_t)warps_.size() - free_slots_; }
+    // Data-path tracking (docs/checking.md): op completions here, stores and flushes in the L1.
+    void set_tracker(WriteTracker *t) { tracker_ = t; l1->set_tracker(t); }
 
 private:
     void run();
@@ -87,9 +96,15 @@ private:
     void finish_warp(WarpCtx &w, uint64_t t);
     void check_block_sync(BlockCtx &b, uint64_t t);
     void check_drain();
+    // NVW-FIFO persist barriers (model nvwfifo), defined in nvw.cpp.
+    bool exec_nvw(WarpCtx &w, Prim p, const persim_op &op, uint64_t t);
+    void nvw_check_block(BlockCtx &b, uint64_t t);
+    void nvw_on_launch(BlockCtx &b);
+    bool nvw_drain_pending();
 
     void log_step(const WarpCtx &w, uint64_t t, const char *what);
     std::FILE *log_ = nullptr;
+    WriteTracker *tracker_ = nullptr;
     uint32_t log_block_ = 0, log_warp_ = 0;
     int id_;
     Gpu *gpu_;
@@ -104,11 +119,12 @@ private:
     uint32_t free_slots_;
     sc_core::sc_event wake_;
     int drain_state_ = 0;           // 0 idle, 1 waiting for PB, 2 waiting for write-back ticket
+    int nvw_drain_ = 0;             // kernel end under nvwfifo: 0 not started, 1 marker in flight, 2 done
     uint64_t drain_ticket_ = 0;
     struct {
         uint64_t instructions = 0, ops = 0, mem_ops = 0, blocks = 0, busy_ps = 0, first_ps = UINT64_MAX, last_ps = 0;
         uint64_t stall_ps[ST__COUNT] = {0};
-        uint64_t prims[16] = {0};
+        uint64_t prims[kPrimCount] = {0};
     } st_;
 };
 

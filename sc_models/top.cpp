@@ -39,6 +39,12 @@ void Top::set_durable_sink(DurableSink *s)
     for (auto *m : nvm) m->set_durable_sink(s);
 }
 
+void Top::set_tracker(WriteTracker *t)
+{
+    gpu->set_tracker(t);
+    set_durable_sink(t);
+}
+
 void Top::report(StatsWriter &w, uint64_t sim_ps)
 {
     gpu->report(w, sim_ps);

@@ -26,6 +26,8 @@ public:
     std::vector<NvmMc *> nvm;
     uint64_t period_ps;
     void set_durable_sink(DurableSink *s);
+    // Follow every PM store to the persistence domain (docs/checking.md); also its durable sink.
+    void set_tracker(WriteTracker *t);
     void report(StatsWriter &w, uint64_t sim_ps);
 };
 

@@ -1,5 +1,5 @@
-/* persim: the workload registry (workload.h). The six SBRP applications (Table 2), in a fixed
- * order. Each generator lives in workloads/wl_<name>.c. */
+/* persim: the workload registry (workload.h). The six SBRP applications (Table 2) and the
+ * scoped-persist-barrier workloads, in a fixed order, and buggy variants. Each generator lives in workloads/wl_<name>.c. */
 #include <string.h>
 
 #include "workload.h"
@@ -10,6 +10,12 @@ extern const persim_workload wl_srad_workload;
 extern const persim_workload wl_reduction_workload;
 extern const persim_workload wl_mq_workload;
 extern const persim_workload wl_scan_workload;
+extern const persim_workload wl_btree_kr_workload;
+extern const persim_workload wl_btree_wg_workload;
+extern const persim_workload wl_hashtable_wi_workload;
+extern const persim_workload wl_btree_wg_wi_bug_workload;
+extern const persim_workload wl_reduction_blkscope_bug_workload;
+extern const persim_workload wl_mq_noorder_bug_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -18,6 +24,20 @@ static const persim_workload *const wl_table[] = {
     &wl_reduction_workload,
     &wl_mq_workload,
     &wl_scan_workload,
+    /* scoped persist barriers paper (issue 5): B+tree insertion, Algorithms 1 and 2; hash table */
+    &wl_btree_kr_workload,
+    &wl_btree_wg_workload,
+    &wl_hashtable_wi_workload,
+    /* its deliberate scoped persistency bug; here rather than in wl_variant_table because
+     * B+tree insertion has no recovery procedure (persim crash) yet */
+    &wl_btree_wg_wi_bug_workload,
+    NULL,
+};
+
+/* Deliberately buggy variants (docs/checking.md "Scoped persistency bugs"). */
+static const persim_workload *const wl_variant_table[] = {
+    &wl_reduction_blkscope_bug_workload,
+    &wl_mq_noorder_bug_workload,
     NULL,
 };
 
@@ -26,7 +46,11 @@ const persim_workload *wl_find(const char *name)
     if (!name) return NULL;
     for (const persim_workload *const *w = wl_table; *w; w++)
         if (strcmp((*w)->name, name) == 0) return *w;
+    for (const persim_workload *const *w = wl_variant_table; *w; w++)
+        if (strcmp((*w)->name, name) == 0) return *w;
     return NULL;
 }
+
+const persim_workload *const *wl_variants(void) { return wl_variant_table; }
 
 const persim_workload *const *wl_all(void) { return wl_table; }

@@ -277,6 +277,75 @@ out:
     return rc;
 }
 
+/* Undo-log recovery (SBRP Figure 4, recover()): a group whose log head is set was inside an
+ * insert: its log entry (ordered before the head) holds the slot's old signature and location,
+ * which recovery writes back (restore_pair) before clearing the head. Then the batch is inserted
+ * again from the start, as the insert kernel does it (the matching signature or the first empty
+ * slot of the bucket: inserting an item again rewrites its own slot), and the log is cleared. */
+static int kvs_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
+                       size_t errlen)
+{
+    const kvs_ctx *c = (const kvs_ctx *)vc;
+    (void)img;
+    uint32_t *sig = (uint32_t *)malloc((size_t)c->nb * KVS_SLOTS * 4);
+    uint32_t *loc = (uint32_t *)malloc((size_t)c->nb * KVS_SLOTS * 4);
+    mem_image *work = mem_clone(durable), *before = NULL;
+    int rc = 0;
+    const wl_range rg[3] = { { c->table, c->nb * KVS_BUCKET_BYTES }, { c->loge, (uint64_t)c->ngroups * 16 },
+                             { c->logh, (uint64_t)c->ngroups * 8 } };
+    if (!sig || !loc || !work) {
+        rc = wl_err(err, errlen, "gpkvs recover: out of memory");
+        goto out;
+    }
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        if (mem_read_u64(durable, c->logh + 8ull * g) == 0) continue;
+        uint32_t e[4];   /* slot, old signature, bucket, old location */
+        mem_read(durable, c->loge + 16ull * g, e, 16);
+        if (e[0] >= KVS_SLOTS || e[2] >= c->nb) {
+            rc = wl_err(err, errlen, "gpkvs recover: group %u log entry names bucket %u slot %u (not in the table)", g,
+                        e[2], e[0]);
+            goto out;
+        }
+        mem_write_u32(work, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 4ull * e[0], e[1]);
+        mem_write_u32(work, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 16 + 4ull * e[0], e[3]);
+        mem_write_u64(work, c->logh + 8ull * g, 0);
+    }
+    wl_emit_phase(p, "kvs_recover", durable, work, rg, 3);
+    before = mem_clone(work);
+    for (uint64_t b = 0; b < c->nb; b++) {
+        uint32_t t[2 * KVS_SLOTS];
+        mem_read(work, c->table + b * KVS_BUCKET_BYTES, t, sizeof t);
+        memcpy(sig + b * KVS_SLOTS, t, KVS_SLOTS * 4);
+        memcpy(loc + b * KVS_SLOTS, t + KVS_SLOTS, KVS_SLOTS * 4);
+    }
+    for (uint64_t i = 0; i < c->n; i++)
+        if (kvs_apply(sig, loc, c->nb, c->key[i], c->val[i], NULL, NULL) < 0) {
+            rc = wl_err(err, errlen, "gpkvs recover: item %llu finds its bucket %llu full", (unsigned long long)i,
+                        (unsigned long long)kvs_bucket(c->key[i], c->nb));
+            goto out;
+        }
+    for (uint64_t b = 0; b < c->nb; b++) {
+        uint32_t t[2 * KVS_SLOTS];
+        memcpy(t, sig + b * KVS_SLOTS, KVS_SLOTS * 4);
+        memcpy(t + KVS_SLOTS, loc + b * KVS_SLOTS, KVS_SLOTS * 4);
+        mem_write(work, c->table + b * KVS_BUCKET_BYTES, t, sizeof t);
+    }
+    {
+        static const uint8_t zero[16] = { 0 };
+        for (uint32_t g = 0; g < c->ngroups; g++) {
+            mem_write(work, c->loge + 16ull * g, zero, 16);
+            mem_write(work, c->logh + 8ull * g, zero, 8);
+        }
+    }
+    wl_emit_phase(p, "kvs_resume", before, work, rg, 3);
+out:
+    free(sig);
+    free(loc);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 const persim_workload wl_gpkvs_workload = {
     .name = "gpkvs",
     .desc = "GPU persistent KVS batch insert with write-ahead undo log: log entry + ORDER, head + ORDER, "
@@ -289,4 +358,5 @@ const persim_workload wl_gpkvs_workload = {
     .build = kvs_build,
     .verify = kvs_verify,
     .free_ctx = kvs_free,
+    .recover = kvs_recover,
 };

@@ -320,6 +320,91 @@ out:
     return rc;
 }
 
+static void hm_zero(mem_image *m, uint64_t addr, uint64_t len)
+{
+    static const uint8_t z[4096] = { 0 };
+    for (uint64_t o = 0; o < len; o += sizeof z) mem_write(m, addr + o, z, len - o < sizeof z ? (size_t)(len - o) : sizeof z);
+}
+
+/* Undo-log recovery: a slot whose log head is set was being written: its old value (in the log,
+ * ordered before the head) goes back and the head is cleared. A warp logs and commits only its
+ * own slots, so a cuckoo move that spans two warps can leave a key in both of its slots or in
+ * neither; recovery keeps one copy of a key found twice, then inserts every key of the batches
+ * again in order, as the insert kernel does (a key already in one of its slots is updated in
+ * place); a bucket whose cuckoo chain fails on the recovered layout is rebuilt from its keys.
+ * Finally the log is cleared. */
+static int hm_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
+                      size_t errlen)
+{
+    const hm_ctx *c = (const hm_ctx *)vc;
+    (void)img;
+    const uint32_t T = c->T, NS = 2 * T;
+    const uint64_t tot = (uint64_t)c->B * NS;
+    uint64_t *t = (uint64_t *)malloc((size_t)NS * 8);
+    uint32_t *off = (uint32_t *)calloc((size_t)c->B + 1, 4), *items = (uint32_t *)malloc((size_t)c->n * 4);
+    mem_image *work = mem_clone(durable), *before = NULL;
+    const wl_range rg[3] = { { c->table, tot * 8 }, { c->logv, tot * 8 }, { c->logh, tot * 8 } };
+    int rc = 0;
+    if (!t || !off || !items || !work) {
+        rc = wl_err(err, errlen, "hm recover: out of memory");
+        goto out;
+    }
+    for (uint64_t s = 0; s < tot; s++) {
+        uint64_t h = mem_read_u64(durable, c->logh + 8 * s);
+        if (!h) continue;
+        if (h > HM_BATCHES) {
+            rc = wl_err(err, errlen, "hm recover: log head of slot %llu holds %llu (not a batch number)",
+                        (unsigned long long)s, (unsigned long long)h);
+            goto out;
+        }
+        mem_write_u64(work, c->table + 8 * s, mem_read_u64(durable, c->logv + 8 * s));
+        mem_write_u64(work, c->logh + 8 * s, 0);
+    }
+    wl_emit_phase(p, "hm_recover", durable, work, rg, 3);
+    before = mem_clone(work);
+    /* the keys of each bucket in insertion order */
+    for (uint32_t i = 0; i < c->n; i++) off[hm_bucket(c->key[i], c->B) + 1]++;
+    for (uint32_t b = 0; b < c->B; b++) off[b + 1] += off[b];
+    {
+        uint32_t *fill = (uint32_t *)calloc(c->B, 4);
+        if (!fill) { rc = wl_err(err, errlen, "hm recover: out of memory"); goto out; }
+        for (uint32_t i = 0; i < c->n; i++) {
+            uint32_t b = hm_bucket(c->key[i], c->B);
+            items[off[b] + fill[b]++] = i;
+        }
+        free(fill);
+    }
+    for (uint32_t b = 0; b < c->B; b++) {
+        const uint64_t tb = c->table + 8ull * b * NS;
+        mem_read(work, tb, t, (size_t)NS * 8);
+        for (uint32_t s = 0; s < NS; s++) {
+            uint32_t k = hm_key_of(t[s]);
+            if (k && s == hm_s2(k, T) && hm_key_of(t[hm_s1(k, T)]) == k) t[s] = 0;   /* a key found twice */
+        }
+        int ok = 1;
+        for (uint32_t j = off[b]; j < off[b + 1] && ok; j++) ok = hm_cuckoo(t, T, c->key[items[j]], c->val[items[j]]) >= 0;
+        if (!ok) {
+            memset(t, 0, (size_t)NS * 8);
+            for (uint32_t j = off[b]; j < off[b + 1]; j++)
+                if (hm_cuckoo(t, T, c->key[items[j]], c->val[items[j]]) < 0) {
+                    rc = wl_err(err, errlen, "hm recover: bucket %u cannot be rebuilt", b);
+                    goto out;
+                }
+        }
+        mem_write(work, tb, t, (size_t)NS * 8);
+    }
+    hm_zero(work, c->logv, tot * 8);
+    hm_zero(work, c->logh, tot * 8);
+    wl_emit_phase(p, "hm_resume", before, work, rg, 3);
+out:
+    free(t);
+    free(off);
+    free(items);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 const persim_workload wl_hm_workload = {
     .name = "hm",
     .desc = "persistent cuckoo hash map, 2 batches: per changed slot undo log + ORDER, head + ORDER, "
@@ -332,4 +417,5 @@ const persim_workload wl_hm_workload = {
     .build = hm_build,
     .verify = hm_verify,
     .free_ctx = hm_free,
+    .recover = hm_recover,
 };

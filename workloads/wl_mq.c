@@ -66,8 +66,10 @@ static int mq_ref_init(mq_ref *r, const mq_ctx *c)
 
 static void mq_ref_free(mq_ref *r) { free(r->head); free(r->tail); free(r->arr); }
 
-static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err,
-                    size_t errlen)
+/* missing_order: drop the ORDER between the leader's head/tail update and the completion record
+ * (the mq-noorder-bug variant). */
+static int mq_build_v(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err,
+                      size_t errlen, int missing_order)
 {
     *ctxp = NULL;
     if (prm->size < 1 || prm->size > 1000000)
@@ -169,9 +171,10 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
                 }
                 const int ins = c->type[i] == MQ_INSERT;
                 seq++;
+                uint32_t start_id = 0;
                 if (w == 0) {
                     op_compute(p, 8);
-                    op_st_bcast(p, c->rec + 8ull * i, 8, 1, 8, mq_pack(head, tail));
+                    start_id = op_st_bcast(p, c->rec + 8ull * i, 8, 1, 8, mq_pack(head, tail));
                     op_order(p);
                 }
                 op_sync(p, SCOPE_BLOCK);
@@ -208,9 +211,13 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
                     for (uint32_t ww = 0; ww < W; ww++)
                         op_acquire(p, flags + 4ull * ((uint64_t)q * W + ww), 4, seq, SCOPE_BLOCK);
                     op_compute(p, 4ull + W);
-                    op_st_bcast(p, c->hdr + 128ull * q + (ins ? 4 : 0), 4, 1, 4, ins ? tail : head);
-                    op_order(p);
-                    op_st_bcast(p, c->rec + 8ull * (c->ncmd + i), 8, 1, 8, mq_pack(head, tail));
+                    uint32_t hdr_id = op_st_bcast(p, c->hdr + 128ull * q + (ins ? 4 : 0), 4, 1, 4, ins ? tail : head);
+                    if (!missing_order) op_order(p);
+                    uint32_t done_id = op_st_bcast(p, c->rec + 8ull * (c->ncmd + i), 8, 1, 8, mq_pack(head, tail));
+                    /* recovery: a durable start record means the transaction began, a durable
+                     * completion record that the head/tail it set are durable */
+                    op_require(p, start_id, hdr_id);
+                    op_require(p, hdr_id, done_id);
                 }
             }
             if (w + 1 < W) memset(arr, 0, (size_t)c->cap * 4);   /* next warp replays from scratch */
@@ -224,7 +231,7 @@ static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
 
 /* Sequential reference execution of the same commands, compared with the whole PM state
  * (head/tail, rings, records) and the removed batches. */
-static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msglen)
+static int mq_check(const void *vc, const mem_image *img, char *msg, size_t msglen, int outputs)
 {
     const mq_ctx *c = (const mq_ctx *)vc;
     mq_ref r;
@@ -249,7 +256,7 @@ static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msg
         } else if (c->type[i] == MQ_REMOVE) {
             start = mq_pack(r.head[q], r.tail[q]);
             mem_read(img, c->buf[i], got, (size_t)c->batch * 4);
-            for (uint32_t k = 0; k < c->batch; k++)
+            for (uint32_t k = 0; k < c->batch && outputs; k++)
                 if (got[k] != arr[(r.head[q] + k) % c->cap]) {
                     rc = wl_err(msg, msglen, "mq: command %u (remove, queue %u) element %u = %u, expected %u",
                                 i, q, k, got[k], arr[(r.head[q] + k) % c->cap]);
@@ -284,6 +291,132 @@ static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     return rc;
 }
 
+static int mq_verify(const void *vc, const mem_image *img, char *msg, size_t msglen)
+{
+    return mq_check(vc, img, msg, msglen, 1);
+}
+
+/* After a crash the batches removed before it are gone with the volatile memory: check the
+ * persistent state (head/tail, rings, transaction records) only. */
+static int mq_verify_pm(const void *vc, const mem_image *img, char *msg, size_t msglen)
+{
+    return mq_check(vc, img, msg, msglen, 0);
+}
+
+static int mq_build(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err, size_t errlen)
+{
+    return mq_build_v(prm, p, init, ctxp, err, errlen, 0);
+}
+
+static int mq_build_noorder(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err,
+                            size_t errlen)
+{
+    return mq_build_v(prm, p, init, ctxp, err, errlen, 1);
+}
+
+/* Undo-log recovery (SBRP section 7.1, "Multiqueue"): per queue, the last transaction whose start
+ * record is durable either completed (its completion record is durable, so are the head/tail it
+ * set and its ring writes: recovery keeps the queue) or was in progress (head/tail are restored
+ * from its start record). Start records are ordered one after the other, so every earlier one is
+ * durable too; the completion record of the transaction before the last one may not be, and is
+ * rewritten from the last start record (the same head/tail). Then the remaining commands of the
+ * queue run again from the recovered head/tail. */
+static int mq_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
+                      size_t errlen)
+{
+    const mq_ctx *c = (const mq_ctx *)vc;
+    (void)img;
+    const uint64_t NONE = ~0ull;
+    uint32_t *slot = (uint32_t *)calloc(c->ncmd, 4), *qoff = (uint32_t *)calloc(c->nq + 1, 4);
+    uint32_t *qcmd = (uint32_t *)malloc((size_t)c->ncmd * 4), *from = (uint32_t *)malloc((size_t)c->nq * 4);
+    uint32_t *head = (uint32_t *)calloc(c->nq, 4), *tail = (uint32_t *)calloc(c->nq, 4);
+    mem_image *work = mem_clone(durable), *before = NULL;
+    int rc = 0;
+    if (!slot || !qoff || !qcmd || !from || !head || !tail || !work) {
+        rc = wl_err(err, errlen, "mq recover: out of memory");
+        goto out;
+    }
+    /* the non-commit commands of each queue, in order; the input batch of each insert */
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < c->ncmd; i++) {
+        if (c->type[i] == MQ_INSERT) slot[i] = ns++;
+        if (c->type[i] != MQ_COMMIT) qoff[c->q[i] + 1]++;
+    }
+    for (uint32_t q = 0; q < c->nq; q++) qoff[q + 1] += qoff[q];
+    {
+        uint32_t *fill = (uint32_t *)calloc(c->nq, 4);
+        if (!fill) { rc = wl_err(err, errlen, "mq recover: out of memory"); goto out; }
+        for (uint32_t i = 0; i < c->ncmd; i++)
+            if (c->type[i] != MQ_COMMIT) qcmd[qoff[c->q[i]] + fill[c->q[i]]++] = i;
+        free(fill);
+    }
+    for (uint32_t q = 0; q < c->nq; q++) {
+        const uint64_t hq = c->hdr + 128ull * q;
+        uint32_t last = qoff[q + 1];   /* position of the last durable start record */
+        for (uint32_t k = qoff[q]; k < qoff[q + 1]; k++)
+            if (mem_read_u64(durable, c->rec + 8ull * qcmd[k]) != NONE) last = k;
+        if (last == qoff[q + 1]) {                    /* nothing started: empty queue */
+            mem_write_u32(work, hq, 0);
+            mem_write_u32(work, hq + 4, 0);
+            from[q] = qoff[q];
+            continue;
+        }
+        const uint32_t i = qcmd[last];
+        const uint64_t st = mem_read_u64(durable, c->rec + 8ull * i);
+        if (last > qoff[q] && mem_read_u64(durable, c->rec + 8ull * (c->ncmd + qcmd[last - 1])) == NONE)
+            mem_write_u64(work, c->rec + 8ull * (c->ncmd + qcmd[last - 1]), st);
+        if (mem_read_u64(durable, c->rec + 8ull * (c->ncmd + i)) != NONE) {
+            head[q] = mem_read_u32(durable, hq);      /* completed: keep the queue */
+            tail[q] = mem_read_u32(durable, hq + 4);
+            from[q] = last + 1;
+        } else {                                      /* in progress: undo */
+            head[q] = (uint32_t)(st >> 32);
+            tail[q] = (uint32_t)st;
+            if (head[q] >= c->cap || tail[q] >= c->cap) {
+                rc = wl_err(err, errlen, "mq recover: queue %u start record 0x%llx is not a valid head/tail", q,
+                            (unsigned long long)st);
+                goto out;
+            }
+            mem_write_u32(work, hq, head[q]);
+            mem_write_u32(work, hq + 4, tail[q]);
+            from[q] = last;
+        }
+    }
+    wl_range rg[3] = { { c->hdr, (uint64_t)c->nq * 128 }, { c->qarr, (uint64_t)c->nq * c->cap * 4 },
+                       { c->rec, (uint64_t)c->ncmd * 16 } };
+    wl_emit_phase(p, "mq_recover", durable, work, rg, 3);
+    before = mem_clone(work);
+    for (uint32_t q = 0; q < c->nq; q++) {
+        const uint64_t hq = c->hdr + 128ull * q, qa = c->qarr + (uint64_t)q * c->cap * 4;
+        uint32_t h = head[q], t = tail[q];
+        for (uint32_t k = from[q]; k < qoff[q + 1]; k++) {
+            const uint32_t i = qcmd[k];
+            mem_write_u64(work, c->rec + 8ull * i, mq_pack(h, t));
+            if (c->type[i] == MQ_INSERT) {
+                const uint32_t *d = c->data + (size_t)slot[i] * c->batch;
+                for (uint32_t e = 0; e < c->batch;) {   /* contiguous pieces of the ring */
+                    uint32_t pos = (t + e) % c->cap, n = c->batch - e;
+                    if (pos + n > c->cap) n = c->cap - pos;
+                    mem_write(work, qa + 4ull * pos, d + e, (size_t)n * 4);
+                    e += n;
+                }
+                t = (t + c->batch) % c->cap;
+                mem_write_u32(work, hq + 4, t);
+            } else {
+                h = (h + c->batch) % c->cap;
+                mem_write_u32(work, hq, h);
+            }
+            mem_write_u64(work, c->rec + 8ull * (c->ncmd + i), mq_pack(h, t));
+        }
+    }
+    wl_emit_phase(p, "mq_resume", before, work, rg, 3);
+out:
+    free(slot); free(qoff); free(qcmd); free(from); free(head); free(tail);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 const persim_workload wl_mq_workload = {
     .name = "mq",
     .desc = "Multiqueue: per-block persistent queues, batch insert/remove transactions (record + ORDER, "
@@ -296,4 +429,24 @@ const persim_workload wl_mq_workload = {
     .build = mq_build,
     .verify = mq_verify,
     .free_ctx = mq_free,
+    .recover = mq_recover,
+    .verify_recovered = mq_verify_pm,
+};
+
+/* A missing order point: no ORDER between the head/tail update and the completion record, so a
+ * completion record can be durable before the head/tail it vouches for. */
+const persim_workload wl_mq_noorder_bug_workload = {
+    .name = "mq-noorder-bug",
+    .desc = "Multiqueue with a missing order point: no ORDER between the leader's head/tail update and the "
+            "completion record (persim check: not guaranteed; persim crash: fails)",
+    .size_desc = "random insert/remove commands (plus one commit per queue)",
+    .pmo = "intra-thread + block inter-thread",
+    .recovery = "logging",
+    .default_size = 2000,
+    .small_size = 160,
+    .build = mq_build_noorder,
+    .verify = mq_verify,
+    .free_ctx = mq_free,
+    .recover = mq_recover,
+    .verify_recovered = mq_verify_pm,
 };

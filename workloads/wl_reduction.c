@@ -91,6 +91,31 @@ static uint32_t red_thread_sum(const uint32_t *in, uint64_t nL, uint32_t T, uint
     return s;
 }
 
+/* The values of launch L: pst[b*T + t] = what thread t of block b stores to pArr[t] (the thread
+ * sums of the upper half, then the tree levels, pArr[0] = the block sum), bsum[b] = block sums;
+ * returns the launch sum. s, acc: T scratch entries each. */
+static uint32_t red_launch_values(const red_ctx *c, uint32_t L, uint32_t *pst, uint32_t *bsum, uint32_t *s,
+                                  uint32_t *acc)
+{
+    const uint32_t T = c->T, nb = c->nb[L];
+    const uint64_t base = (uint64_t)L * RED_LAUNCH, nL = red_launch_len(c->n, L);
+    const uint32_t *inL = c->in + base;
+    uint32_t lsum = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        uint32_t *ps = pst + (size_t)b * T;
+        for (uint32_t t = 0; t < T; t++) acc[t] = s[t] = red_thread_sum(inL, nL, T, nb, b, t);
+        for (uint32_t t = T / 2; t < T; t++) ps[t] = acc[t];
+        for (uint32_t h = T / 4; h >= 1; h /= 2) {
+            for (uint32_t t = 0; t < 2 * h; t++) acc[t] += acc[t + 2 * h];
+            for (uint32_t t = h; t < 2 * h; t++) ps[t] = acc[t];
+        }
+        ps[0] = acc[0] + acc[1];
+        bsum[b] = ps[0];
+        lsum += bsum[b];
+    }
+    return lsum;
+}
+
 static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_image *init,
                                   void **ctxp, char *err, size_t errlen, persim_scope final_scope)
 {
@@ -116,6 +141,7 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
     uint32_t *acc = (uint32_t *)malloc(T * sizeof *acc);
     uint32_t *pst = (uint32_t *)malloc((size_t)RED_MAX_BLOCKS * T * sizeof *pst);
     uint32_t *bsum = (uint32_t *)malloc(RED_MAX_BLOCKS * sizeof *bsum);
+    uint32_t root_id[RED_MAX_BLOCKS];
     if (!c->in || !c->nb || !c->outsum || !s || !acc || !pst || !bsum) {
         free(s); free(acc); free(pst); free(bsum);
         red_free(c);
@@ -148,23 +174,9 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
     for (uint32_t L = 0; L < c->nlaunch; L++) {
         const uint64_t base = (uint64_t)L * RED_LAUNCH, nL = red_launch_len(c->n, L);
         const uint32_t nb = c->nb[L];
-        const uint32_t *inL = c->in + base;
         const uint32_t flagv = L + 1;
         /* functional model of the tree: pst[b*T + t] = value thread t stores to pArr[t] */
-        uint32_t lsum = 0;
-        for (uint32_t b = 0; b < nb; b++) {
-            uint32_t *ps = pst + (size_t)b * T;
-            for (uint32_t t = 0; t < T; t++) acc[t] = s[t] = red_thread_sum(inL, nL, T, nb, b, t);
-            for (uint32_t t = T / 2; t < T; t++) ps[t] = acc[t];
-            for (uint32_t h = T / 4; h >= 1; h /= 2) {
-                for (uint32_t t = 0; t < 2 * h; t++) acc[t] += acc[t + 2 * h];
-                for (uint32_t t = h; t < 2 * h; t++) ps[t] = acc[t];
-            }
-            ps[0] = acc[0] + acc[1];
-            bsum[b] = ps[0];
-            lsum += bsum[b];
-        }
-        running += lsum;
+        running += red_launch_values(c, L, pst, bsum, s, acc);
 
         char kname[32];
         snprintf(kname, sizeof kname, "reduce%u", L);
@@ -214,7 +226,7 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
                     op_acquire(p, fl + 4, 4, flagv, SCOPE_BLOCK);
                     op_ld(p, pa + 4, 4, 1, 4);
                     op_compute(p, 2);
-                    op_st_bcast(p, pa, 4, 1, 4, ps[0]);
+                    root_id[b] = op_st_bcast(p, pa, 4, 1, 4, ps[0]);
                     /* Figure 3 line 24: pRel_dev(outSum[blkId], sum) */
                     op_release(p, c->outsum[L] + 4ull * b, 4, bsum[b], final_scope);
                 }
@@ -234,8 +246,10 @@ static int reduction_build_scoped(const wl_params *prm, persim_prog *p, mem_imag
                     if (w == 0) {
                         op_compute(p, 2ull * W + 4);
                         if (L > 0) op_ld(p, c->final + 4ull * (L - 1), 4, 1, 4);
-                        op_st_bcast(p, c->final + 4ull * L, 4, 1, 4, running);
+                        uint32_t fin = op_st_bcast(p, c->final + 4ull * L, 4, 1, 4, running);
                         op_durable(p);
+                        /* recovery trusts every block sum once the launch's final sum is durable */
+                        for (uint32_t j = 0; j < nb; j++) op_require(p, root_id[j], fin);
                     }
                 }
             }
@@ -317,10 +331,69 @@ out:
     return rc;
 }
 
+/* Native resume (SBRP section 5.1, Figure 3): a launch whose final sum is durable is finished;
+ * recovery starts again from the first launch without one. The program orders every block's tree
+ * values pArr[0 .. T/2) (written before its release, through the tree's block-scope chains) before
+ * the final sum: the device-scope release of the block result and the last block's device-scope
+ * acquire (the `require`s). So for the last finished launch recovery trusts those values and
+ * republishes a block result outSum that is not durable from the block sum pArr[0]; the upper half
+ * pArr[T/2 .. T), written before an execution barrier only, is recomputed from the input (which the
+ * host reloads). The unfinished launches run again. With a block-scope release (the scoped
+ * persistency bug of section 5.3) the final sum can be durable before another block's tree: the
+ * republished result and the trusted partial sums are then stale. */
+static int reduction_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img,
+                             char *err, size_t errlen)
+{
+    const red_ctx *c = (const red_ctx *)vc;
+    const uint32_t T = c->T;
+    (void)img;
+    uint32_t *pst = (uint32_t *)malloc((size_t)c->maxnb * T * sizeof *pst);
+    uint32_t *bsum = (uint32_t *)malloc(RED_MAX_BLOCKS * sizeof *bsum);
+    uint32_t *s = (uint32_t *)malloc(T * sizeof *s), *acc = (uint32_t *)malloc(T * sizeof *acc);
+    wl_range *rg = (wl_range *)malloc((c->nlaunch + 2) * sizeof *rg);
+    mem_image *work = mem_clone(durable), *before = NULL;
+    int rc = 0;
+    if (!pst || !bsum || !s || !acc || !rg || !work) {
+        rc = wl_err(err, errlen, "reduction recover: out of memory");
+        goto out;
+    }
+    size_t nr = 0;
+    rg[nr++] = (wl_range){ c->parr, (uint64_t)c->maxnb * T * 4 };
+    rg[nr++] = (wl_range){ c->final, (uint64_t)c->nlaunch * 4 };
+    for (uint32_t L = 0; L < c->nlaunch; L++) rg[nr++] = (wl_range){ c->outsum[L], (uint64_t)c->nb[L] * 4 };
+    uint32_t first = 0;   /* first launch whose final sum is not durable */
+    while (first < c->nlaunch && mem_read_u32(durable, c->final + 4ull * first) != 0) first++;
+    if (first > 0) {
+        const uint32_t L = first - 1;
+        red_launch_values(c, L, pst, bsum, s, acc);
+        for (uint32_t b = 0; b < c->nb[L]; b++) {
+            const uint64_t pa = c->parr + 4ull * b * T;
+            if (mem_read_u32(work, c->outsum[L] + 4ull * b) == 0)
+                mem_write_u32(work, c->outsum[L] + 4ull * b, mem_read_u32(work, pa));
+            for (uint32_t t = T / 2; t < T; t++) mem_write_u32(work, pa + 4ull * t, pst[(size_t)b * T + t]);
+        }
+    }
+    wl_emit_phase(p, "reduction_recover", durable, work, rg, nr);
+    before = mem_clone(work);
+    uint32_t running = first > 0 ? mem_read_u32(work, c->final + 4ull * (first - 1)) : 0;
+    for (uint32_t L = first; L < c->nlaunch; L++) {
+        running += red_launch_values(c, L, pst, bsum, s, acc);
+        for (uint32_t b = 0; b < c->nb[L]; b++) {
+            for (uint32_t t = 0; t < T; t++) mem_write_u32(work, c->parr + 4ull * ((uint64_t)b * T + t), pst[(size_t)b * T + t]);
+            mem_write_u32(work, c->outsum[L] + 4ull * b, bsum[b]);
+        }
+        mem_write_u32(work, c->final + 4ull * L, running);
+    }
+    wl_emit_phase(p, "reduction_resume", before, work, rg, nr);
+out:
+    free(pst); free(bsum); free(s); free(acc); free(rg);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 /* One line per variant: REDUCTION_WORKLOAD(symbol, name, desc, scope of the block-result release),
- * plus its entry in registry.c. E.g. the scoped persistency bug of SBRP Section 5.3 (same
- * program, block-scope release of the block results):
- *   REDUCTION_WORKLOAD(wl_reduction_blkscope_bug_workload, "reduction-blkscope-bug", "...", SCOPE_BLOCK) */
+ * plus its entry in registry.c. */
 #define REDUCTION_WORKLOAD(sym, name_, desc_, scope_)                                          \
     static int sym##_build(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx,   \
                            char *err, size_t errlen)                                            \
@@ -331,9 +404,18 @@ out:
         .pmo = "block/device inter-thread", .recovery = "native",                              \
         .default_size = 4194304, .small_size = 262144,                                          \
         .build = sym##_build, .verify = reduction_verify, .free_ctx = red_free,                 \
+        .recover = reduction_recover,                                                           \
     };
 
 REDUCTION_WORKLOAD(wl_reduction_workload, "reduction",
                    "parallel sum: per-block tree in PM (block-scope rel/acq), device-scope release "
                    "of block results, last block reduces",
                    SCOPE_DEVICE)
+
+/* The scoped persistency bug of SBRP section 5.3: the same program with a block-scope release of
+ * the block results (Figure 3 line 24), so the last block's final sum is not ordered after the
+ * other blocks' trees under SBRP. */
+REDUCTION_WORKLOAD(wl_reduction_blkscope_bug_workload, "reduction-blkscope-bug",
+                   "reduction with the scoped persistency bug of SBRP section 5.3: block-scope release of "
+                   "the block results (persim check: not guaranteed; persim crash: fails)",
+                   SCOPE_BLOCK)

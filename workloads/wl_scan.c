@@ -179,6 +179,53 @@ static int scan_verify(const void *vc, const mem_image *img, char *msg, size_t m
     return 0;
 }
 
+/* Native resume: a warp's partial sums of step k are trusted where its step-k flag is durable
+ * (the release that writes the flag orders them before it); the others are computed again, step
+ * by step, from the recovered step k-1 (step 0 from the input, which the host reloads). The
+ * output, in volatile memory, is computed again from the recovered sums. */
+static int scan_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
+                        size_t errlen)
+{
+    const scan_ctx *c = (const scan_ctx *)vc;
+    (void)img;
+    const uint32_t T = c->T, E = SCAN_ARRAY / T, W = T / PERSIM_WARP_SIZE;
+    mem_image *work = mem_clone(durable);
+    if (!work) return wl_err(err, errlen, "scan recover: out of memory");
+    const wl_range rg[3] = { { c->buf_addr, c->narrays * (c->steps + 1) * T * 4 },
+                             { c->flag_addr, c->narrays * (c->steps + 1) * W * 4 },
+                             { c->out_addr, c->narrays * SCAN_ARRAY * 4 } };
+    for (uint64_t b = 0; b < c->narrays; b++) {
+        const uint32_t *a = c->in + b * SCAN_ARRAY;
+        for (uint32_t k = 0; k <= c->steps; k++) {
+            const uint32_t d = k ? 1u << (k - 1) : 0;
+            for (uint32_t w = 0; w < W; w++) {
+                if (mem_read_u32(durable, scan_flag(c, b, k, w)) == 1) continue;
+                for (uint32_t t = w * PERSIM_WARP_SIZE; t < (w + 1) * PERSIM_WARP_SIZE; t++) {
+                    uint32_t v = 0;
+                    if (k == 0) {
+                        for (uint32_t j = 0; j < E; j++) v += a[t * E + j];
+                    } else {
+                        v = mem_read_u32(work, scan_buf(c, b, k - 1, t));
+                        if (t >= d) v += mem_read_u32(work, scan_buf(c, b, k - 1, t - d));
+                    }
+                    mem_write_u32(work, scan_buf(c, b, k, t), v);
+                }
+                mem_write_u32(work, scan_flag(c, b, k, w), 1);
+            }
+        }
+        for (uint32_t t = 0; t < T; t++) {
+            uint32_t run = mem_read_u32(work, scan_buf(c, b, c->steps, t)) - mem_read_u32(work, scan_buf(c, b, 0, t));
+            for (uint32_t j = 0; j < E; j++) {
+                run += a[t * E + j];
+                mem_write_u32(work, c->out_addr + 4 * (b * SCAN_ARRAY + (uint64_t)t * E + j), run);
+            }
+        }
+    }
+    wl_emit_phase(p, "scan_resume", durable, work, rg, 3);
+    mem_free(work);
+    return 0;
+}
+
 const persim_workload wl_scan_workload = {
     .name = "scan",
     .desc = "inclusive scan of 512-uint arrays, one block each: log2 steps of block-scope acquire/release in PM",
@@ -190,4 +237,5 @@ const persim_workload wl_scan_workload = {
     .build = scan_build,
     .verify = scan_verify,
     .free_ctx = scan_free,
+    .recover = scan_recover,
 };

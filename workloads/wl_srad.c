@@ -256,6 +256,57 @@ static int srad_verify(const void *vc, const mem_image *img, char *msg, size_t m
     return rc;
 }
 
+/* Native resume (SBRP section 7.1, "SRAD"): a pixel whose coefficient C is durable (nonzero) has
+ * its derivatives durable too (ORDER before C) and keeps them; the others are computed again
+ * from the input image J (in PM). Then every output pixel that is not durable (the output is
+ * never zero: J >= 1 and the update is smaller) is computed from the recovered derivatives and
+ * coefficients. */
+static int srad_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
+                        size_t errlen)
+{
+    const srad_ctx *c = (const srad_ctx *)vc;
+    (void)img;
+    const uint32_t S = c->S;
+    const size_t NN = (size_t)S * S;
+    float *buf = (float *)malloc(5 * NN * sizeof *buf);
+    mem_image *work = mem_clone(durable), *before = NULL;
+    int rc = 0;
+    if (!buf || !work) {
+        rc = wl_err(err, errlen, "srad recover: out of memory");
+        goto out;
+    }
+    const wl_range rg[6] = { { c->d_addr[0], NN * 4 }, { c->d_addr[1], NN * 4 }, { c->d_addr[2], NN * 4 },
+                             { c->d_addr[3], NN * 4 }, { c->C_addr, NN * 4 },  { c->out_addr, NN * 4 } };
+    const float q0 = srad_q0sqr(c->J, S);
+    for (uint32_t i = 0; i < S; i++)
+        for (uint32_t j = 0; j < S; j++) {
+            const uint64_t k = (uint64_t)i * S + j;
+            if (mem_read_u32(durable, c->C_addr + 4 * k) != 0) continue;
+            float r[5];
+            srad_k1(c->J, S, i, j, q0, r);
+            for (int q = 0; q < 4; q++) mem_write_u32(work, c->d_addr[q] + 4 * k, srad_bits(r[q]));
+            mem_write_u32(work, c->C_addr + 4 * k, srad_bits(r[4]));
+        }
+    wl_emit_phase(p, "srad1_resume", durable, work, rg, 6);
+    before = mem_clone(work);
+    float *d[4] = { buf, buf + NN, buf + 2 * NN, buf + 3 * NN }, *C = buf + 4 * NN;
+    for (int q = 0; q < 4; q++) mem_read(work, c->d_addr[q], d[q], NN * 4);
+    mem_read(work, c->C_addr, C, NN * 4);
+    const float *const dc[4] = { d[0], d[1], d[2], d[3] };
+    for (uint32_t i = 0; i < S; i++)
+        for (uint32_t j = 0; j < S; j++) {
+            const uint64_t k = (uint64_t)i * S + j;
+            if (mem_read_u32(durable, c->out_addr + 4 * k) != 0) continue;
+            mem_write_u32(work, c->out_addr + 4 * k, srad_bits(srad_k2(c->J, C, dc, S, i, j)));
+        }
+    wl_emit_phase(p, "srad2_resume", before, work, rg, 6);
+out:
+    free(buf);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 const persim_workload wl_srad_workload = {
     .name = "srad",
     .desc = "SRAD image denoising, 2 kernels: derivatives + ORDER + coefficient, then output + DURABLE",
@@ -267,4 +318,5 @@ const persim_workload wl_srad_workload = {
     .build = srad_build,
     .verify = srad_verify,
     .free_ctx = srad_free,
+    .recover = srad_recover,
 };

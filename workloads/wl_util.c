@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WL_ALIGN 128u
 
@@ -71,4 +72,53 @@ int wl_err(char *err, size_t n, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to, const wl_range *r, size_t nr)
+{
+    enum { CH = 4096 };
+    static const size_t W = CH / 4;
+    uint32_t a[CH / 4], b[CH / 4];
+    uint64_t n = 0, vals[PERSIM_WARP_SIZE];
+    for (size_t i = 0; i < nr; i++) {
+        uint64_t base = r[i].addr & ~3ull, end = (r[i].addr + r[i].len + 3) & ~3ull;
+        uint64_t run_at = 0;
+        uint32_t run = 0;
+        for (uint64_t at = base; at < end; at += CH) {
+            size_t words = (size_t)((end - at) / 4 < W ? (end - at) / 4 : W);
+            mem_read(from, at, a, words * 4);
+            mem_read(to, at, b, words * 4);
+            if (!run && memcmp(a, b, words * 4) == 0) continue;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t wa = at + 4 * w;
+                if (a[w] != b[w]) {
+                    if (run && (wa != run_at + 4ull * run || run == PERSIM_WARP_SIZE)) {
+                        op_st(p, run_at, 4, run, 4, vals);
+                        n++;
+                        run = 0;
+                    }
+                    if (!run) run_at = wa;
+                    vals[run++] = b[w];
+                } else if (run) {
+                    op_st(p, run_at, 4, run, 4, vals);
+                    n++;
+                    run = 0;
+                }
+            }
+        }
+        if (run) {
+            op_st(p, run_at, 4, run, 4, vals);
+            n++;
+        }
+    }
+    return n;
+}
+
+void wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
+                   const wl_range *r, size_t nr)
+{
+    prog_kernel(p, kernel, 1, PERSIM_WARP_SIZE);
+    prog_warp(p, 0, 0);
+    wl_emit_diff(p, from, to, r, nr);
+    op_durable(p);
 }

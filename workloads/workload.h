@@ -19,6 +19,7 @@ typedef struct wl_params {
     uint32_t max_threads_per_block;
     uint64_t pm_base;           /* first PM address */
     uint64_t vol_base;          /* first volatile address */
+    uint32_t max_warps_per_sm;  /* resident warps per SM (gpu.max_warps_per_sm; 0 = unknown) */
 } wl_params;
 
 typedef struct persim_workload {
@@ -35,11 +36,28 @@ typedef struct persim_workload {
     /* Checks the final memory image; 0 = correct, else -1 with a message naming what differs. */
     int  (*verify)(const void *ctx, const mem_image *final_image, char *msg, size_t msglen);
     void (*free_ctx)(void *ctx);
+    /* Crash recovery (persim crash, docs/checking.md; optional). `durable` is the crash image: the
+     * initial image (the inputs the host reloads, the initial PM contents) with every write that
+     * was durable at the crash applied; volatile data written by the run is lost. Appends to `prog`
+     * the recovery kernel(s) and the rest of the work, as the workload's recovery code would do
+     * them reading only the persistent state and its inputs (undo-log replay or native resume,
+     * SBRP Table 2); `img` (a copy of `durable`) is what func_exec then runs the program on. 0, or
+     * -1 with a message if the state cannot be recovered. */
+    int  (*recover)(const void *ctx, const mem_image *durable, persim_prog *prog, mem_image *img,
+                    char *err, size_t errlen);
+    /* Checks a recovered final image (optional; default verify): the persistent state only, for a
+     * workload whose verify also checks volatile outputs that a crash loses. */
+    int  (*verify_recovered)(const void *ctx, const mem_image *final_image, char *msg, size_t msglen);
 } persim_workload;
 
+/* Finds a workload or a variant by name. */
 const persim_workload *wl_find(const char *name);
-/* All registered workloads, NULL-terminated, in a fixed order. */
+/* All registered workloads, NULL-terminated, in a fixed order (the six SBRP applications, then
+ * the scoped-persist-barrier ones: btree-kr, btree-wg, hashtable-wi). */
 const persim_workload *const *wl_all(void);
+/* Variants of them with deliberate persistency bugs (e.g. "reduction-blkscope-bug", SBRP section
+ * 5.3), NULL-terminated. wl_find finds them too. */
+const persim_workload *const *wl_variants(void);
 
 /* ---- helpers for generators (workloads/wl_util.c) ---- */
 typedef struct wl_rng { uint64_t s; } wl_rng;           /* splitmix64 */
@@ -51,6 +69,17 @@ typedef struct wl_alloc { uint64_t pm_next, vol_next; } wl_alloc;   /* bump allo
 void     wl_alloc_init(wl_alloc *a, const wl_params *prm);
 uint64_t wl_alloc_pm(wl_alloc *a, uint64_t bytes);      /* 128-byte aligned */
 uint64_t wl_alloc_vol(wl_alloc *a, uint64_t bytes);
+
+/* ---- helpers for recovery procedures ---- */
+typedef struct wl_range { uint64_t addr, len; } wl_range;
+/* Appends to the open warp stream the stores that turn `from` into `to` on the given ranges
+ * (4-byte words; ranges 4-byte aligned): one st op per run of up to 32 differing words.
+ * Returns the number of ops appended. */
+uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to,
+                      const wl_range *r, size_t nr);
+/* A recovery phase as one kernel of one warp: the stores of wl_emit_diff, then DURABLE. */
+void     wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
+                       const wl_range *r, size_t nr);
 
 /* printf into err (if err && n) and return -1: the error convention of build/verify. */
 int      wl_err(char *err, size_t n, const char *fmt, ...)

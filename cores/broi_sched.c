@@ -1,0 +1,257 @@
+/* persim core: BROI controller (see broi_sched.h). */
+#include "broi_sched.h"
+#include <string.h>
+
+typedef struct broi_entry {
+    uint8_t  bank[BROI_MAX_UNITS];
+    uint8_t  tag[BROI_MAX_UNITS];
+    uint8_t  cnt;        /* units buffered, 0..units */
+    uint8_t  nbar;       /* pending barriers, 0..maxbar */
+    uint8_t  len0;       /* |s^0| when nbar >= 1, else 0 */
+    uint8_t  len1;       /* |s^1| when nbar == 2, else 0 */
+    uint8_t  dirty;      /* a request arrived since the last barrier */
+    uint16_t starve;     /* remote: steps blocked with a non-empty R_i (saturates) */
+} broi_entry;
+
+struct broi_sched {
+    broi_sched_cfg   cfg;
+    broi_sched_stats stats;
+    broi_entry       e[BROI_MAX_ENTRIES];
+};
+
+static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
+
+size_t broi_sched_bytes(const broi_sched_cfg *cfg) { (void)cfg; return sizeof(broi_sched); }
+
+int broi_sched_init(void *mem, const broi_sched_cfg *cfg)
+{
+    if (!mem || !cfg) return -1;
+    if (cfg->local_entries < 1 || cfg->local_entries + cfg->remote_entries > BROI_MAX_ENTRIES) return -1;
+    if (cfg->units < 1 || cfg->units > BROI_MAX_UNITS) return -1;
+    if (!pow2(cfg->banks) || cfg->banks > BROI_MAX_BANKS) return -1;
+    if (cfg->local_barriers < 1 || cfg->local_barriers > BROI_MAX_BARS) return -1;
+    if (cfg->remote_barriers < 1 || cfg->remote_barriers > BROI_MAX_BARS) return -1;
+    if (cfg->sigma > 15 || cfg->starve < 1 || cfg->starve > 65535) return -1;
+    if (cfg->tag_bits < 1 || cfg->tag_bits > 8) return -1;
+    broi_sched *s = (broi_sched *)mem;
+    memset(s, 0, sizeof *s);
+    s->cfg = *cfg;
+    return 0;
+}
+
+const broi_sched_cfg *broi_sched_config(const broi_sched *s) { return &s->cfg; }
+uint32_t broi_sched_entries(const broi_sched *s) { return s->cfg.local_entries + s->cfg.remote_entries; }
+
+static uint32_t maxbar(const broi_sched *s, uint32_t i)
+{
+    return i < s->cfg.local_entries ? s->cfg.local_barriers : s->cfg.remote_barriers;
+}
+
+/* set boundaries: s^0 = [0,end0), s^1 = [end0,end1) */
+static uint32_t end0(const broi_entry *e) { return e->nbar ? e->len0 : e->cnt; }
+static uint32_t end1(const broi_entry *e)
+{
+    if (e->nbar == 0) return e->cnt;
+    if (e->nbar == 1) return e->cnt;
+    return (uint32_t)e->len0 + e->len1;
+}
+
+static uint32_t bankmask(const broi_entry *e, uint32_t lo, uint32_t hi)
+{
+    uint32_t m = 0;
+    for (uint32_t k = lo; k < hi; k++) m |= 1u << e->bank[k];
+    return m;
+}
+
+static uint32_t popc(uint32_t x) { uint32_t n = 0; while (x) { n += x & 1u; x >>= 1; } return n; }
+
+uint32_t broi_sched_ready_banks(const broi_sched *s, uint32_t i)
+{
+    if (i >= broi_sched_entries(s)) return 0;
+    return bankmask(&s->e[i], 0, end0(&s->e[i]));
+}
+
+uint32_t broi_sched_next_banks(const broi_sched *s, uint32_t i)
+{
+    if (i >= broi_sched_entries(s)) return 0;
+    const broi_entry *e = &s->e[i];
+    return e->nbar ? bankmask(e, end0(e), end1(e)) : 0;
+}
+
+uint32_t broi_sched_key(const broi_sched *s, uint32_t i)
+{
+    uint32_t T = broi_sched_entries(s);
+    if (i >= T) return 0;
+    uint32_t others = 0;
+    for (uint32_t j = 0; j < T; j++)
+        if (j != i) others |= broi_sched_ready_banks(s, j);
+    uint32_t blp = popc(others | broi_sched_next_banks(s, i));
+    return 8u * blp + s->cfg.sigma * (s->cfg.units - end0(&s->e[i]));
+}
+
+broi_result broi_sched_push(broi_sched *s, uint32_t entry, uint32_t bank, uint32_t tag)
+{
+    if (entry >= broi_sched_entries(s)) return BROI_BAD;
+    broi_entry *e = &s->e[entry];
+    if (e->cnt >= s->cfg.units) { s->stats.full++; return BROI_FULL; }
+    e->bank[e->cnt] = (uint8_t)(bank & (s->cfg.banks - 1));
+    e->tag[e->cnt]  = (uint8_t)(tag & ((1u << s->cfg.tag_bits) - 1));
+    e->cnt++;
+    e->dirty = 1;
+    s->stats.pushes++;
+    return BROI_OK;
+}
+
+broi_result broi_sched_barrier(broi_sched *s, uint32_t entry)
+{
+    if (entry >= broi_sched_entries(s)) return BROI_BAD;
+    broi_entry *e = &s->e[entry];
+    if (!e->dirty) { s->stats.merged++; return BROI_MERGED; }
+    if (e->nbar >= maxbar(s, entry)) { s->stats.full++; return BROI_FULL; }
+    if (e->nbar == 0) e->len0 = e->cnt;
+    else              e->len1 = (uint8_t)(e->cnt - e->len0);
+    e->nbar++;
+    e->dirty = 0;
+    s->stats.barriers++;
+    return BROI_OK;
+}
+
+uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
+                             broi_issue *issue, uint32_t *barrier_mask)
+{
+    const uint32_t T = broi_sched_entries(s), L = s->cfg.local_entries, B = s->cfg.banks;
+    uint32_t key[BROI_MAX_ENTRIES], rmask[BROI_MAX_ENTRIES], elig = 0;
+    uint32_t removed[BROI_MAX_ENTRIES];   /* bit k: unit k issued this step */
+    uint32_t nissued = 0;
+
+    s->stats.steps++;
+    /* (i) keys on the state at the start of the step */
+    for (uint32_t i = 0; i < T; i++) {
+        rmask[i] = broi_sched_ready_banks(s, i);
+        uint32_t k = broi_sched_key(s, i);
+        uint32_t cls;
+        if (i < L) cls = 1;
+        else if (s->e[i].starve >= s->cfg.starve) cls = 2;
+        else cls = 0;
+        if (i < L || mc_low || cls == 2) elig |= 1u << i;
+        key[i] = (cls << 10) | k;
+        removed[i] = 0;
+    }
+    /* (ii)+(iii) one request per ready bank */
+    for (uint32_t b = 0; b < B; b++) {
+        issue[b].valid = 0; issue[b].entry = 0; issue[b].tag = 0;
+        if (!(bank_ready >> b & 1u)) continue;
+        int best = -1;
+        for (uint32_t i = 0; i < T; i++) {
+            if (!(elig >> i & 1u) || !(rmask[i] >> b & 1u)) continue;
+            if (best < 0 || key[i] > key[best]) best = (int)i;
+        }
+        if (best < 0) continue;
+        broi_entry *e = &s->e[best];
+        uint32_t e0 = end0(e);
+        for (uint32_t k = 0; k < e0; k++) {
+            if (e->bank[k] == b) {
+                issue[b].valid = 1;
+                issue[b].entry = (uint8_t)best;
+                issue[b].tag = e->tag[k];
+                removed[best] |= 1u << k;
+                if (key[best] >> 10 == 2) s->stats.starve_grants++;
+                nissued++;
+                break;
+            }
+        }
+    }
+    s->stats.issued += nissued;
+    /* compaction, starvation counters, (iv) barrier issue */
+    uint32_t bm = 0;
+    for (uint32_t i = 0; i < T; i++) {
+        broi_entry *e = &s->e[i];
+        uint32_t had_ready = end0(e) != 0;
+        if (removed[i]) {
+            uint32_t n = 0;
+            for (uint32_t k = 0; k < e->cnt; k++) {
+                if (removed[i] >> k & 1u) continue;
+                e->bank[n] = e->bank[k]; e->tag[n] = e->tag[k]; n++;
+            }
+            uint32_t r = e->cnt - n;
+            e->cnt = (uint8_t)n;
+            if (e->nbar) e->len0 = (uint8_t)(e->len0 - r);
+        }
+        if (i >= L) {
+            if (removed[i] || !had_ready) e->starve = 0;
+            else if (e->starve < s->cfg.starve) e->starve++;
+        }
+        if (e->nbar && e->len0 == 0) {
+            bm |= 1u << i;
+            e->len0 = e->nbar == 2 ? e->len1 : 0;
+            e->len1 = 0;
+            e->nbar--;
+            s->stats.barriers_issued++;
+        }
+    }
+    *barrier_mask = bm;
+    return nissued;
+}
+
+uint32_t broi_sched_count(const broi_sched *s, uint32_t i)
+{
+    return i < broi_sched_entries(s) ? s->e[i].cnt : 0;
+}
+
+uint32_t broi_sched_pending_barriers(const broi_sched *s, uint32_t i)
+{
+    return i < broi_sched_entries(s) ? s->e[i].nbar : 0;
+}
+
+uint32_t broi_sched_set_size(const broi_sched *s, uint32_t i, uint32_t k)
+{
+    if (i >= broi_sched_entries(s)) return 0;
+    const broi_entry *e = &s->e[i];
+    uint32_t a = end0(e), b = e->nbar ? end1(e) : a;
+    if (k == 0) return a;
+    if (k == 1) return b - a;
+    if (k == 2) return e->cnt - b;
+    return 0;
+}
+
+int broi_sched_unit(const broi_sched *s, uint32_t i, uint32_t pos, uint32_t *bank, uint32_t *tag)
+{
+    if (i >= broi_sched_entries(s) || pos >= s->e[i].cnt) return -1;
+    if (bank) *bank = s->e[i].bank[pos];
+    if (tag) *tag = s->e[i].tag[pos];
+    return 0;
+}
+
+uint32_t broi_sched_starving(const broi_sched *s)
+{
+    uint32_t m = 0;
+    for (uint32_t r = 0; r < s->cfg.remote_entries; r++)
+        if (s->e[s->cfg.local_entries + r].starve >= s->cfg.starve) m |= 1u << r;
+    return m;
+}
+
+uint32_t broi_sched_occupancy(const broi_sched *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < broi_sched_entries(s); i++) n += s->e[i].cnt;
+    return n;
+}
+
+const broi_sched_stats *broi_sched_get_stats(const broi_sched *s) { return &s->stats; }
+
+void broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out)
+{
+    broi_issue iss[BROI_MAX_BANKS];
+    memset(out, 0, sizeof *out);
+    broi_sched_schedule(s, in->bank_ready, in->mc_low, iss, &out->barrier);
+    for (uint32_t b = 0; b < s->cfg.banks; b++) {
+        if (iss[b].valid) out->issue_valid |= 1u << b;
+        out->issue_entry[b] = iss[b].entry;
+        out->issue_tag[b] = iss[b].tag;
+    }
+    if (in->in_valid)
+        out->result = (uint8_t)(in->in_barrier ? broi_sched_barrier(s, in->in_entry)
+                                               : broi_sched_push(s, in->in_entry, in->in_bank, in->in_tag));
+    out->starving = broi_sched_starving(s);
+    out->occupancy = (uint16_t)broi_sched_occupancy(s);
+}

@@ -1,0 +1,138 @@
+/* persim core: the BROI (barrier region of interest) controller of "Persistence Parallelism
+ * Optimization" (broi-persistence-parallelism.md), sections IV-D (BLP-aware barrier epoch
+ * management) and IV-E (hardware implementation).
+ *
+ * Structure (IV-E): one BROI entry per thread, `local_entries` local ones (paper: 8, one per
+ * core) followed by `remote_entries` remote ones (paper: 2, one per RDMA channel). Each entry
+ * holds up to `units` request units (paper: 8) in arrival order, each unit = {bank, tag}; the
+ * tag is the request's persist-buffer index (paper: 4 bits). Barrier index registers (paper: two
+ * per local entry, one per remote entry) hold barrier positions in the entry; here they are the
+ * lengths len0 / len1 of the first two sets, which is the same information.
+ *
+ * Sets (Table I): the barriers of entry i split its units into s_i^0 < s_i^1 < s_i^2 ...
+ *   SubReady-SET R_i = s_i^0, Next-SET N_i = s_i^1, Ready-SET R = union of all R_i.
+ * One schedule step (IV-D i..iv):
+ *   i)   Priority(R_i) = BLP(R - R_i + N_i) - sigma * size(R_i)  (eq. 2), computed on the state at
+ *        the start of the step. sigma is given in eighths; the key compared in hardware is
+ *        8*BLP(..) + sigma*(units - size(R_i)), i.e. 8*Priority shifted by the constant
+ *        sigma*units so it stays non-negative (same order).
+ *   ii)  every request of R goes to the candidate queue of its bank;
+ *   iii) each bank whose `bank_ready` bit is set issues one request: the one of the candidate with
+ *        the highest key (ties: lowest entry index; inside an entry: the oldest unit of that bank);
+ *   iv)  an entry whose SubReady-SET is now empty and which has a barrier pending issues the
+ *        barrier to the memory controller (bit in `barrier`), and its Next-SET becomes R_i (eq. 3).
+ * Local before remote (IV-D Discussion 1): a remote entry takes part only when the memory
+ * controller reports low utilisation (`mc_low`) or it is starving; a starving remote entry
+ * (blocked with a non-empty R_i for `starve` consecutive steps) beats every local entry; otherwise
+ * any local candidate beats any remote one. The starvation counter clears when the entry issues.
+ *
+ * Barriers: a barrier with no request since the previous barrier (or since reset) orders nothing
+ * and is merged (BROI_MERGED). A barrier that finds all barrier registers in use is refused
+ * (BROI_FULL, the sender retries). A barrier behind an already fully issued set is recorded and
+ * issued at the next step, so the memory controller still sees it.
+ *
+ * The core keeps no time. Caller-owned state: broi_sched_bytes(cfg) bytes (8-byte aligned);
+ * no allocation after init. Two faces over one state: the transaction API and the cycle API
+ * (broi_sched_step) that mirrors the ports of rtl/broi_sched.v. */
+#ifndef PERSIM_BROI_SCHED_H
+#define PERSIM_BROI_SCHED_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BROI_MAX_ENTRIES 32u   /* local + remote */
+#define BROI_MAX_UNITS   16u
+#define BROI_MAX_BANKS   16u   /* power of two */
+#define BROI_MAX_BARS    2u
+
+typedef struct broi_sched_cfg {
+    uint32_t local_entries;    /* >= 1 */
+    uint32_t remote_entries;   /* >= 0; local + remote <= BROI_MAX_ENTRIES */
+    uint32_t units;            /* request units per entry, 1..16 */
+    uint32_t banks;            /* power of two, 1..16 */
+    uint32_t local_barriers;   /* barrier index registers per local entry, 1..2 */
+    uint32_t remote_barriers;  /* per remote entry, 1..2 */
+    uint32_t sigma;            /* sigma in eighths, 0..15 (4 = 0.5) */
+    uint32_t starve;           /* remote starvation threshold in steps, 1..65535 */
+    uint32_t tag_bits;         /* request tag width, 1..8 */
+} broi_sched_cfg;
+
+typedef enum broi_result {
+    BROI_NONE   = 0,   /* no operation offered */
+    BROI_OK     = 1,   /* request stored / barrier recorded */
+    BROI_MERGED = 2,   /* barrier with nothing to order: dropped */
+    BROI_FULL   = 3,   /* no free unit / no free barrier register: retry */
+    BROI_BAD    = 4    /* entry index out of range */
+} broi_result;
+
+typedef struct broi_issue {
+    uint8_t valid, entry, tag;
+} broi_issue;
+
+typedef struct broi_sched_stats {
+    uint64_t pushes, barriers, merged, full;
+    uint64_t issued, barriers_issued, starve_grants, steps;
+} broi_sched_stats;
+
+typedef struct broi_sched broi_sched;
+
+size_t   broi_sched_bytes(const broi_sched_cfg *cfg);
+int      broi_sched_init(void *mem, const broi_sched_cfg *cfg);   /* 0 ok, -1 bad cfg */
+const broi_sched_cfg *broi_sched_config(const broi_sched *s);
+
+/* ---- transaction API ---- */
+broi_result broi_sched_push(broi_sched *s, uint32_t entry, uint32_t bank, uint32_t tag);
+broi_result broi_sched_barrier(broi_sched *s, uint32_t entry);
+/* One schedule step. issue[] has cfg.banks elements; *barrier_mask gets one bit per entry that
+ * issued a barrier. Returns the number of requests issued. */
+uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
+                             broi_issue *issue, uint32_t *barrier_mask);
+
+/* ---- state queries ---- */
+uint32_t broi_sched_entries(const broi_sched *s);                 /* local + remote */
+uint32_t broi_sched_count(const broi_sched *s, uint32_t entry);   /* buffered units */
+uint32_t broi_sched_pending_barriers(const broi_sched *s, uint32_t entry);
+/* Size of set k (0 = SubReady-SET, 1 = Next-SET, 2 = the rest) of an entry. */
+uint32_t broi_sched_set_size(const broi_sched *s, uint32_t entry, uint32_t k);
+/* Unit `pos` (0 = oldest) of an entry: returns 0 and fills bank/tag, -1 if none. */
+int      broi_sched_unit(const broi_sched *s, uint32_t entry, uint32_t pos,
+                         uint32_t *bank, uint32_t *tag);
+/* Bank masks of R_i and N_i, and the hardware key (see header comment) of entry i now. */
+uint32_t broi_sched_ready_banks(const broi_sched *s, uint32_t entry);
+uint32_t broi_sched_next_banks(const broi_sched *s, uint32_t entry);
+uint32_t broi_sched_key(const broi_sched *s, uint32_t entry);
+uint32_t broi_sched_starving(const broi_sched *s);   /* bit r = remote entry r is starving */
+uint32_t broi_sched_occupancy(const broi_sched *s);  /* units buffered in all entries */
+const broi_sched_stats *broi_sched_get_stats(const broi_sched *s);
+
+/* ---- cycle API: one clock edge, mirroring rtl/broi_sched.v ----
+ * Per-cycle order: (1) one schedule step (issue + barrier issue) on the state at the start of
+ * the cycle, (2) the offered operation (push or barrier) on the resulting state.
+ * All outputs are registered in the RTL: they describe what happened at this edge. */
+typedef struct broi_sched_in {
+    uint8_t  in_valid;     /* an operation is offered */
+    uint8_t  in_barrier;   /* 1 = barrier, 0 = request */
+    uint8_t  in_entry;
+    uint8_t  in_bank;      /* taken modulo banks */
+    uint8_t  in_tag;       /* taken modulo 2^tag_bits */
+    uint32_t bank_ready;   /* bit b: bank b accepts a request this cycle */
+    uint8_t  mc_low;       /* memory-controller queue in low utilisation */
+} broi_sched_in;
+typedef struct broi_sched_out {
+    uint8_t  result;                  /* broi_result of the offered operation */
+    uint32_t issue_valid;             /* bit b: bank b got a request */
+    uint8_t  issue_entry[BROI_MAX_BANKS];
+    uint8_t  issue_tag[BROI_MAX_BANKS];
+    uint32_t barrier;                 /* bit i: entry i issued a barrier */
+    uint32_t starving;                /* bit r: remote entry r is starving (after the edge) */
+    uint16_t occupancy;               /* units buffered (after the edge) */
+} broi_sched_out;
+void     broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,287 @@
+/* persim core: LightWSP gated write-pending queue (see wpq_gate.h). */
+#include "wpq_gate.h"
+#include <string.h>
+
+struct wpq_gate {
+    wpq_gate_cfg   cfg;
+    wpq_gate_stats stats;
+    uint64_t addr_mask, data_mask, line_mask;
+    uint32_t rid_mask, line_shift;
+    uint32_t count, flush_id, pf_timer;
+    uint64_t bdry;                      /* window slot s: boundary received */
+    uint8_t  back[WPQ_MAX_REGIONS];     /* bdry-ACKs from other MCs */
+    uint8_t  fack[WPQ_MAX_REGIONS];     /* flush-ACKs from other MCs */
+    uint8_t  fack_sent, overflow, undo_dirty, pf, pf_done, err;
+    wpq_entry q[];                      /* cfg.entries, oldest first */
+};
+
+static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
+static uint64_t mask64(uint32_t bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
+
+size_t wpq_gate_bytes(const wpq_gate_cfg *cfg)
+{
+    return sizeof(wpq_gate) + (size_t)(cfg ? cfg->entries : 0) * sizeof(wpq_entry);
+}
+
+int wpq_gate_init(void *mem, const wpq_gate_cfg *cfg)
+{
+    if (!mem || !cfg) return -1;
+    if (cfg->entries < 1 || cfg->entries > 4096) return -1;
+    if (cfg->mcs < 1 || cfg->mcs > WPQ_MAX_MCS) return -1;
+    if (cfg->rid_bits < 1 || cfg->rid_bits > 16) return -1;
+    if (!pow2(cfg->regions) || cfg->regions > WPQ_MAX_REGIONS || cfg->regions > (1u << cfg->rid_bits)) return -1;
+    if (cfg->addr_bits < 4 || cfg->addr_bits > 64 || cfg->data_bits < 1 || cfg->data_bits > 64) return -1;
+    if (!pow2(cfg->line_words) || cfg->line_words >= (1ull << (cfg->addr_bits - 1))) return -1;
+    if (cfg->pf_wait < 1 || cfg->pf_wait > 65535) return -1;
+    wpq_gate *g = (wpq_gate *)mem;
+    memset(g, 0, wpq_gate_bytes(cfg));
+    g->cfg = *cfg;
+    g->addr_mask = mask64(cfg->addr_bits);
+    g->data_mask = mask64(cfg->data_bits);
+    g->rid_mask = (1u << cfg->rid_bits) - 1;
+    while ((1u << g->line_shift) < cfg->line_words) g->line_shift++;
+    g->line_mask = mask64(cfg->addr_bits - g->line_shift);
+    return 0;
+}
+
+const wpq_gate_cfg *wpq_gate_config(const wpq_gate *g) { return &g->cfg; }
+
+static uint32_t slot(const wpq_gate *g, uint32_t r) { return r & (g->cfg.regions - 1); }
+static int in_window(const wpq_gate *g, uint32_t r)
+{
+    return ((r - g->flush_id) & g->rid_mask) < g->cfg.regions;
+}
+
+int wpq_gate_persisted(const wpq_gate *g)
+{
+    uint32_t s = slot(g, g->flush_id);
+    return (g->bdry >> s & 1u) && g->back[s] >= g->cfg.mcs - 1;
+}
+
+int wpq_gate_boundary(wpq_gate *g, uint32_t region)
+{
+    region &= g->rid_mask;
+    if (!in_window(g, region)) { g->err = 1; g->stats.window_errors++; return -1; }
+    g->bdry |= 1ull << slot(g, region);
+    return 0;
+}
+
+int wpq_gate_bdry_ack(wpq_gate *g, uint32_t region)
+{
+    region &= g->rid_mask;
+    if (!in_window(g, region)) { g->err = 1; g->stats.window_errors++; return -1; }
+    uint8_t *c = &g->back[slot(g, region)];
+    if (*c < 15) (*c)++;
+    return 0;
+}
+
+int wpq_gate_flush_ack(wpq_gate *g, uint32_t region)
+{
+    region &= g->rid_mask;
+    if (!in_window(g, region)) { g->err = 1; g->stats.window_errors++; return -1; }
+    uint8_t *c = &g->fack[slot(g, region)];
+    if (*c < 15) (*c)++;
+    return 0;
+}
+
+static void remove_at(wpq_gate *g, uint32_t k)
+{
+    memmove(&g->q[k], &g->q[k + 1], (size_t)(g->count - k - 1) * sizeof(wpq_entry));
+    g->count--;
+    memset(&g->q[g->count], 0, sizeof(wpq_entry));
+}
+
+int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
+{
+    if (g->pf_done) return 0;
+    int pers = wpq_gate_persisted(g);
+    if (!pers && !(g->overflow && !g->pf)) return 0;
+    for (uint32_t k = 0; k < g->count; k++) {
+        if (g->q[k].region != g->flush_id) continue;
+        *e = g->q[k];
+        *undo = !pers;
+        remove_at(g, k);
+        g->stats.drains++;
+        if (!pers) { g->undo_dirty = 1; g->stats.undo_drains++; }
+        return 1;
+    }
+    return 0;
+}
+
+int wpq_gate_bypass(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data)
+{
+    (void)addr; (void)data;
+    region &= g->rid_mask;
+    if (!g->overflow || g->pf || g->fack_sent || region != g->flush_id || g->count < g->cfg.entries)
+        return 0;
+    if (!wpq_gate_persisted(g)) { g->undo_dirty = 1; g->stats.undo_drains++; }
+    g->stats.bypasses++;
+    return 1;
+}
+
+static int has_region(const wpq_gate *g, uint32_t r)
+{
+    for (uint32_t k = 0; k < g->count; k++)
+        if (g->q[k].region == r) return 1;
+    return 0;
+}
+
+int wpq_gate_flush_done(wpq_gate *g)
+{
+    if (g->pf_done || g->fack_sent || !wpq_gate_persisted(g) || has_region(g, g->flush_id)) return 0;
+    g->fack_sent = 1;
+    return 1;
+}
+
+int wpq_gate_try_commit(wpq_gate *g)
+{
+    uint32_t s = slot(g, g->flush_id);
+    if (g->pf_done || !g->fack_sent || g->fack[s] < g->cfg.mcs - 1) return 0;
+    g->bdry &= ~(1ull << s);
+    g->back[s] = 0;
+    g->fack[s] = 0;
+    g->flush_id = (g->flush_id + 1) & g->rid_mask;
+    g->fack_sent = 0;
+    g->overflow = 0;
+    g->undo_dirty = 0;
+    g->stats.commits++;
+    return 1;
+}
+
+wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data)
+{
+    region &= g->rid_mask;
+    if (g->pf) return WPQ_OFF;
+    if ((g->fack_sent && region == g->flush_id) ||
+        (g->overflow && !(g->bdry >> slot(g, g->flush_id) & 1u) && region != g->flush_id)) {
+        g->stats.declined++;
+        return WPQ_DECLINED;
+    }
+    if (g->count >= g->cfg.entries) { g->stats.full++; return WPQ_FULL; }
+    wpq_entry *e = &g->q[g->count++];
+    e->addr = addr & g->addr_mask;
+    e->data = data & g->data_mask;
+    e->region = (uint16_t)region;
+    g->stats.pushes++;
+    return WPQ_OK;
+}
+
+int wpq_gate_check_deadlock(wpq_gate *g)
+{
+    if (g->overflow || g->pf || g->count < g->cfg.entries || wpq_gate_bdry_bit(g)) return 0;
+    g->overflow = 1;
+    g->stats.deadlocks++;
+    return 1;
+}
+
+int wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr)
+{
+    line_addr &= g->line_mask;
+    for (uint32_t k = 0; k < g->count; k++)
+        if ((g->q[k].addr >> g->line_shift) == line_addr) return 1;
+    return 0;
+}
+
+void wpq_gate_power_fail(wpq_gate *g) { g->pf = 1; }
+
+uint32_t wpq_gate_pf_discard(wpq_gate *g, int *undo_restore)
+{
+    uint32_t n = g->count;
+    *undo_restore = g->undo_dirty && !wpq_gate_persisted(g);
+    memset(g->q, 0, (size_t)g->count * sizeof(wpq_entry));
+    g->count = 0;
+    g->pf = 1;
+    g->pf_done = 1;
+    g->stats.discarded += n;
+    return n;
+}
+
+uint32_t wpq_gate_flush_id(const wpq_gate *g) { return g->flush_id; }
+uint32_t wpq_gate_count(const wpq_gate *g) { return g->count; }
+int wpq_gate_entry(const wpq_gate *g, uint32_t pos, wpq_entry *e)
+{
+    if (pos >= g->count) return -1;
+    *e = g->q[pos];
+    return 0;
+}
+int wpq_gate_bdry_bit(const wpq_gate *g) { return (int)(g->bdry >> slot(g, g->flush_id) & 1u); }
+int wpq_gate_overflow(const wpq_gate *g) { return g->overflow; }
+int wpq_gate_power_failed(const wpq_gate *g) { return g->pf; }
+int wpq_gate_pf_done(const wpq_gate *g) { return g->pf_done; }
+int wpq_gate_err(const wpq_gate *g) { return g->err; }
+const wpq_gate_stats *wpq_gate_get_stats(const wpq_gate *g) { return &g->stats; }
+
+void wpq_gate_step(wpq_gate *g, const wpq_gate_in *in, wpq_gate_out *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!g->pf_done) {
+        int progress = 0, consumed = 0;
+        if (in->power_fail) wpq_gate_power_fail(g);
+        if (in->back_valid) { wpq_gate_bdry_ack(g, in->back_region); progress = 1; }
+        if (in->fack_valid) { wpq_gate_flush_ack(g, in->fack_region); progress = 1; }
+        if (in->bdry_valid) {
+            progress = 1;
+            if (wpq_gate_boundary(g, in->bdry_region) == 0) {
+                out->bdry_ack_valid = 1;
+                out->bdry_ack_region = (uint16_t)(in->bdry_region & g->rid_mask);
+            }
+        }
+        if (in->ld_valid && wpq_gate_load_hit(g, in->ld_line)) { out->ld_hit = 1; g->stats.load_hits++; }
+        /* a persisted region still has entries here: power-failure drain is not idle */
+        int can_drain = wpq_gate_persisted(g) && has_region(g, g->flush_id);
+        if (in->drain_ready) {
+            wpq_entry e;
+            int undo = 0;
+            if (wpq_gate_next_drain(g, &e, &undo)) {
+                out->drain_valid = 1; out->drain_undo = (uint8_t)undo;
+                out->drain_region = e.region; out->drain_addr = e.addr; out->drain_data = e.data;
+                progress = 1;
+            } else if (in->push_valid) {
+                int pers = wpq_gate_persisted(g);
+                if (wpq_gate_bypass(g, in->push_region, in->push_addr, in->push_data)) {
+                    out->drain_valid = 1; out->drain_undo = (uint8_t)!pers;
+                    out->drain_region = (uint16_t)(in->push_region & g->rid_mask);
+                    out->drain_addr = in->push_addr & g->addr_mask;
+                    out->drain_data = in->push_data & g->data_mask;
+                    out->push_result = WPQ_BYPASS;
+                    consumed = 1;
+                    progress = 1;
+                }
+            }
+        }
+        if (wpq_gate_flush_done(g)) {
+            out->fack_out_valid = 1;
+            out->fack_out_region = (uint16_t)g->flush_id;
+            progress = 1;
+        }
+        uint32_t f = g->flush_id;
+        if (wpq_gate_try_commit(g)) {
+            out->commit_valid = 1;
+            out->commit_region = (uint16_t)f;
+            progress = 1;
+        }
+        if (in->push_valid && !consumed)
+            out->push_result = (uint8_t)wpq_gate_push(g, in->push_region, in->push_addr, in->push_data);
+        wpq_gate_check_deadlock(g);
+        if (g->pf) {
+            /* wait while a persisted region can still drain (drain_ready low) or anything moved */
+            if (progress || can_drain) g->pf_timer = 0;
+            else g->pf_timer++;
+            if (g->pf_timer >= g->cfg.pf_wait) {
+                int ur = 0;
+                out->discarded = (uint16_t)wpq_gate_pf_discard(g, &ur);
+                out->undo_restore = (uint8_t)ur;
+                out->pf_done_pulse = 1;
+            }
+        }
+    } else if (in->push_valid) {
+        out->push_result = WPQ_OFF;
+    }
+    out->flush_id = (uint16_t)g->flush_id;
+    out->count = (uint16_t)g->count;
+    out->bdry_bit = (uint8_t)wpq_gate_bdry_bit(g);
+    out->overflow = g->overflow;
+    out->pf = g->pf;
+    out->pf_done = g->pf_done;
+    out->err = g->err;
+}

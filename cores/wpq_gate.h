@@ -1,0 +1,160 @@
+/* persim core: the gated write-pending queue (WPQ) of one memory controller in LightWSP
+ * ("LightWSP: Whole-System Persistence on the Cheap", lightwsp-whole-system-persistence.md),
+ * sections III-A/B, IV-B (persist order under lazy region-level persist ordering), IV-D
+ * (deadlock resolution), IV-F (power-failure recovery) and IV-H (WPQ CAM search on loads).
+ *
+ * State: `entries` 8-byte entries (paper: 64) in arrival order, each {region ID, word address,
+ * data}; the flush ID register (paper: 2 B) naming the oldest uncommitted region; and for a
+ * window of `regions` regions starting at the flush ID: boundary received here (bdry), bdry-ACKs
+ * and flush-ACKs received from the other `mcs`-1 controllers.
+ *
+ *   push      a store tagged with its region ID enters the queue (FIFO order kept).
+ *   boundary  region r ended: this MC records it and sends a bdry-ACK to the others.
+ *   persisted region f = flush ID is persisted once its boundary reached every controller:
+ *             boundary received here and mcs-1 bdry-ACKs received.
+ *   drain     only entries whose region equals the flush ID drain (oldest first, one per
+ *             drain_ready cycle), and only when f is persisted: younger regions stay gated.
+ *   flush-ACK when f is persisted and none of its entries is left here, this MC sends a flush-ACK;
+ *             once it also holds mcs-1 flush-ACKs from the others, f is committed: the flush ID
+ *             increments (older regions committed everywhere before a younger one drains).
+ *   deadlock  (IV-D) the "bdry bit" says whether the boundary of f has been received. If the queue
+ *             is full and the bit is 0, the MC enters overflow mode: entries of f drain before f
+ *             is persisted, undo-logged (drain_undo = 1); when the queue is full a store of f is
+ *             written straight through, undo-logged (WPQ_BYPASS); stores of other regions are
+ *             declined until the boundary of f arrives. Overflow mode ends when f commits.
+ *   power     (IV-F) after power_fail no store is accepted; regions that are (or become, by
+ *   failure   in-flight ACKs) persisted still drain and commit; once nothing has progressed for
+ *             `pf_wait` cycles (the worst-case ACK latency) the remaining entries, all of
+ *             unpersisted regions, are discarded, and if undo-logged writes of the unpersisted
+ *             region f reached PM the undo log must be applied (undo_restore). The recovery point
+ *             is the flush ID.
+ *   CAM       (IV-H) a load of a line searches the queue; a hit means the PM value is stale and
+ *             the load must be replayed after the entry drains.
+ * Region IDs are `rid_bits` wide and wrap. A boundary or ACK for a region outside the window
+ * [flush ID, flush ID + regions) cannot be recorded: it is dropped and the sticky `err` is set.
+ *
+ * The core keeps no time. Caller-owned state: wpq_gate_bytes(cfg) bytes (8-byte aligned);
+ * no allocation after init. Transaction API + cycle API (wpq_gate_step, ports of rtl/wpq_gate.v). */
+#ifndef PERSIM_WPQ_GATE_H
+#define PERSIM_WPQ_GATE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WPQ_MAX_REGIONS 64u
+#define WPQ_MAX_MCS     16u
+
+typedef struct wpq_gate_cfg {
+    uint32_t entries;      /* 1..4096 (paper: 64) */
+    uint32_t mcs;          /* memory controllers in the system, 1..16 (paper: 2) */
+    uint32_t regions;      /* region window, power of two, 1..64, <= 2^rid_bits */
+    uint32_t rid_bits;     /* region ID width, 1..16 (paper: 16, the 2 B flush ID) */
+    uint32_t addr_bits;    /* word (8 B) address width, 4..64 */
+    uint32_t data_bits;    /* 1..64 (paper: 64) */
+    uint32_t line_words;   /* words per cache line for the load CAM, power of two (paper: 8) */
+    uint32_t pf_wait;      /* power failure: idle cycles before discarding, >= 1 */
+} wpq_gate_cfg;
+
+typedef enum wpq_result {
+    WPQ_NONE     = 0,
+    WPQ_OK       = 1,      /* store queued */
+    WPQ_FULL     = 2,      /* queue full: retry */
+    WPQ_DECLINED = 3,      /* overflow mode, store of another region (or of a flushed region): retry */
+    WPQ_OFF      = 4,      /* power failed: nothing accepted */
+    WPQ_BYPASS   = 5       /* overflow mode: written straight to PM, undo-logged */
+} wpq_result;
+
+typedef struct wpq_entry {
+    uint64_t addr, data;
+    uint16_t region;
+} wpq_entry;
+
+typedef struct wpq_gate_stats {
+    uint64_t pushes, full, declined, drains, undo_drains, bypasses, commits;
+    uint64_t deadlocks, load_hits, discarded, window_errors;
+} wpq_gate_stats;
+
+typedef struct wpq_gate wpq_gate;
+
+size_t   wpq_gate_bytes(const wpq_gate_cfg *cfg);
+int      wpq_gate_init(void *mem, const wpq_gate_cfg *cfg);   /* 0 ok, -1 bad cfg */
+const wpq_gate_cfg *wpq_gate_config(const wpq_gate *g);
+
+/* ---- transaction API ---- */
+wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data);
+/* Boundary of `region` received: returns 0 (record it and send a bdry-ACK) or -1 (outside the
+ * window: dropped, err set). */
+int      wpq_gate_boundary(wpq_gate *g, uint32_t region);
+int      wpq_gate_bdry_ack(wpq_gate *g, uint32_t region);    /* from another MC; 0 / -1 */
+int      wpq_gate_flush_ack(wpq_gate *g, uint32_t region);   /* from another MC; 0 / -1 */
+int      wpq_gate_persisted(const wpq_gate *g);               /* flush-ID region persisted */
+/* Pops the next entry that may drain now (oldest of the flush-ID region, when persisted or in
+ * overflow mode and not power-failed). Returns 1 and fills *e and *undo, or 0. */
+int      wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo);
+/* Overflow-mode store of the flush-ID region into a full queue, written through: returns 1
+ * (caller writes *e, undo-logged) or 0 (not applicable; use wpq_gate_push). */
+int      wpq_gate_bypass(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data);
+/* If the flush-ID region is persisted and has no entry left here and its flush-ACK was not sent
+ * yet: marks it sent and returns 1 (caller broadcasts a flush-ACK for wpq_gate_flush_id). */
+int      wpq_gate_flush_done(wpq_gate *g);
+/* If the flush-ACK was sent and all others arrived: commits (flush ID + 1), returns 1. */
+int      wpq_gate_try_commit(wpq_gate *g);
+/* Deadlock check (IV-D): full queue and bdry bit 0 -> overflow mode. Returns 1 if entered. */
+int      wpq_gate_check_deadlock(wpq_gate *g);
+int      wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr);
+void     wpq_gate_power_fail(wpq_gate *g);
+/* Ends the power-failure sequence: discards the remaining entries, returns their number;
+ * *undo_restore = 1 if undo-logged writes of the unpersisted flush-ID region must be rolled back. */
+uint32_t wpq_gate_pf_discard(wpq_gate *g, int *undo_restore);
+
+/* ---- state queries ---- */
+uint32_t wpq_gate_flush_id(const wpq_gate *g);
+uint32_t wpq_gate_count(const wpq_gate *g);
+int      wpq_gate_entry(const wpq_gate *g, uint32_t pos, wpq_entry *e);   /* pos 0 = oldest */
+int      wpq_gate_bdry_bit(const wpq_gate *g);    /* boundary of the flush-ID region received */
+int      wpq_gate_overflow(const wpq_gate *g);
+int      wpq_gate_power_failed(const wpq_gate *g);
+int      wpq_gate_pf_done(const wpq_gate *g);
+int      wpq_gate_err(const wpq_gate *g);
+const wpq_gate_stats *wpq_gate_get_stats(const wpq_gate *g);
+
+/* ---- cycle API: one clock edge, mirroring rtl/wpq_gate.v ----
+ * Per-cycle order: (0) power_fail latches; (1) incoming bdry-ACK and flush-ACK; (2) incoming
+ * boundary (-> bdry_ack_out); (3) load CAM search; (4) at most one drain if drain_ready (queue
+ * entry, else an overflow bypass of the offered store); (5) flush done (-> fack_out);
+ * (6) commit; (7) the offered store; (8) deadlock check; (9) power-failure idle timer and discard.
+ * All outputs are registered in the RTL: they describe what happened at this edge. */
+typedef struct wpq_gate_in {
+    uint8_t  push_valid;
+    uint16_t push_region;
+    uint64_t push_addr, push_data;
+    uint8_t  bdry_valid;   uint16_t bdry_region;    /* boundary broadcast received */
+    uint8_t  back_valid;   uint16_t back_region;    /* bdry-ACK from another MC */
+    uint8_t  fack_valid;   uint16_t fack_region;    /* flush-ACK from another MC */
+    uint8_t  drain_ready;                           /* PM accepts one write */
+    uint8_t  ld_valid;     uint64_t ld_line;        /* load CAM search, line address */
+    uint8_t  power_fail;
+} wpq_gate_in;
+typedef struct wpq_gate_out {
+    uint8_t  push_result;                           /* wpq_result */
+    uint8_t  drain_valid, drain_undo;
+    uint16_t drain_region;
+    uint64_t drain_addr, drain_data;
+    uint8_t  bdry_ack_valid; uint16_t bdry_ack_region;
+    uint8_t  fack_out_valid; uint16_t fack_out_region;
+    uint8_t  commit_valid;   uint16_t commit_region;
+    uint8_t  ld_hit;
+    uint8_t  pf_done_pulse;  uint16_t discarded; uint8_t undo_restore;
+    /* status after the edge */
+    uint16_t flush_id, count;
+    uint8_t  bdry_bit, overflow, pf, pf_done, err;
+} wpq_gate_out;
+void     wpq_gate_step(wpq_gate *g, const wpq_gate_in *in, wpq_gate_out *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

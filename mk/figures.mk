@@ -1,0 +1,16 @@
+# SBRP evaluation figures (included by the top Makefile; uses BUILD, PERSIM, PYTHON, JOBS from there).
+#   make figures          run every sweep in configs/experiments/sbrp/ (points whose results exist
+#                         and are newer than the persim binary are skipped) and redraw results/sbrp/:
+#                         figN.csv, figN.png, README.md (persim beside the paper's numbers)
+#   make figures FORCE=1  rerun every point;  FIG_JOBS=N  runs at a time (default: JOBS = cores)
+#   make figures-plot     only redraw from the existing sweep CSVs
+.PHONY: figures figures-plot
+
+FIG_OUT  ?= results/sbrp
+FIG_JOBS ?= $(JOBS)
+
+figures: build
+	$(PYTHON) scripts/sbrp_figures.py --persim $(PERSIM) -j $(FIG_JOBS) --out $(FIG_OUT) $(if $(filter 1,$(FORCE)),--force)
+
+figures-plot:
+	$(PYTHON) scripts/sbrp_figures.py --persim $(PERSIM) --no-run --out $(FIG_OUT)

@@ -1,0 +1,58 @@
+// persim crash (docs/checking.md "Crash injection"): simulate a workload once, recording its
+// durable image; then for each crash point build the durable image, run the workload's recovery
+// (persim_workload::recover) and the rest of the work with the functional executor, and check the
+// result with the workload's own verification.
+//
+// Crash points are either the run's own durable images (--images run, default: the image changes
+// only when a write becomes durable, so `--points all` tries each distinct image once), or images
+// the persistency model allows at a random instant of the run (--images model): a random set of the
+// stores performed by then, closed downwards under the model's promised order (pmo.h), plus
+// everything a completed durability point (dFence, barrier, kernel end) covers; each location holds
+// its coherence-latest value among the chosen stores.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "durable_log.h"
+#include "pmo.h"
+#include "sim.h"
+
+namespace persim {
+
+struct CrashOptions {
+    uint64_t points = 100;        // crash points to try (0 with all = every distinct image)
+    bool all = false;             // --points all
+    uint64_t seed = 1;            // picks the points / samples
+    bool model_images = false;    // --images model
+    int64_t at_ps = -1;           // --at PS: one crash instant (run images)
+    int64_t sample = -1;          // --sample K: one model-image sample (with --seed)
+    std::string replay;           // command line prefix for the replay hint
+};
+
+class CrashDriver : public RunObserver {
+public:
+    CrashDriver(const Config &cfg, const std::string &model, const CrashOptions &o);
+    WriteTracker *tracker() override { return &log_; }
+    void on_loaded(const LoadedProgram &lp) override;
+    void on_finished(const LoadedProgram &lp, RunResult &r) override;
+    std::string text() const { return text_; }
+    uint64_t tried() const { return tried_; }
+    uint64_t recovered() const { return recovered_; }
+
+private:
+    // Recovers from `durable`; "" on success, else what went wrong.
+    std::string try_image(const LoadedProgram &lp, const mem_image *durable);
+    mem_image *model_image(uint64_t k, uint64_t end_ps, uint64_t *tau, double *q, size_t *nstores);
+
+    Config cfg_;
+    const PersistModel *model_;
+    CrashOptions o_;
+    DurableLog log_;
+    PmoGraph g_;
+    std::vector<uint32_t> mark_;
+    uint32_t epoch_ = 0;
+    std::string text_;
+    uint64_t tried_ = 0, recovered_ = 0;
+};
+
+} // namespace persim

@@ -1,0 +1,856 @@
+// persim sweep: see sweep.h and docs/sweeps.md.
+#include "sweep.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <nlohmann/json.hpp>
+#include "config.h"
+#include "persist_model.h"
+extern "C" {
+#include "workload.h"
+}
+
+extern char **environ;
+
+namespace persim {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;   // keeps the spec's key order (CSV column order)
+
+const char *kSweepUsage =
+    "usage: persim sweep SPEC.json [-j N] [--force] [--out DIR] [--dry-run] [--emit-slurm]\n"
+    "\n"
+    "Runs every point of the spec's cross product (configs x models x workloads x sizes x seeds x\n"
+    "`set` values, minus `exclude`) as a separate `persim run`, N at a time, and writes\n"
+    "OUT/sweep.csv (format: docs/sweeps.md). Points whose results already exist in OUT/runs/ are\n"
+    "skipped (a point is done when its run finished ok with the configuration the spec asks for,\n"
+    "after the persim binary was built).\n"
+    "\n"
+    "  -j N, --jobs N   runs at a time (default: the number of cores)\n"
+    "  --force          rerun points whose results exist\n"
+    "  --out DIR        write results to DIR instead of the spec's \"out\"\n"
+    "  --dry-run        print the command line of every point still to run (one per line) and exit;\n"
+    "                   e.g. pipe into GNU parallel --sshlogin (README \"Sweeps\")\n"
+    "  --emit-slurm     write OUT/commands.txt and OUT/sweep.slurm (a Slurm job array over the\n"
+    "                   points still to run) and exit; afterwards `persim sweep SPEC` collects the CSV\n"
+    "\n"
+    "exit status: 0 every point ok, 1 bad spec or option, 5 one or more points failed\n";
+
+constexpr int EXIT_POINTS_FAILED = 5;
+
+struct Choice {
+    std::string label;                       // CSV value, exclude matching, point id
+    std::vector<std::string> args;           // arguments of the run command
+    std::vector<std::string> files;          // configs dimension: files merged in order
+    std::vector<std::string> sets;           // "key=value" as passed to --set
+    ojson raw;                               // the spec's value (exclude compares numbers numerically)
+};
+
+struct Dim {
+    std::string name;      // "config", "model", "workload", "size", "seed" or a `set` entry's name
+    std::string column;    // sweep CSV column ("" = the run CSV has it already)
+    std::string id_prefix; // prefix of this dimension's part of the point id
+    std::vector<Choice> choices;
+};
+
+struct Spec {
+    std::string path, name, out, command = "run";
+    std::vector<Dim> dims;
+    std::vector<std::string> extra_args;
+    std::vector<std::vector<std::pair<std::string, std::vector<ojson>>>> excludes;
+};
+
+struct Point {
+    std::string id, dir;
+    std::vector<const Choice *> ch;          // one per dimension
+    std::vector<std::string> argv;           // full command line (argv[0] = persim binary)
+    std::string model, workload, size_arg, seed;
+    int exit_code = 0;
+    bool ran = false;
+};
+
+Choice simple(const std::string &label, const char *opt)
+{
+    Choice c;
+    c.label = label;
+    c.args = {opt, label};
+    c.raw = label;
+    return c;
+}
+
+std::string label_of(const ojson &v)
+{
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+}
+
+std::string set_value(const ojson &v)
+{
+    // What `--set key=VALUE` needs: strings raw, everything else as JSON.
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string sanitize(const std::string &s)
+{
+    std::string o;
+    for (char c : s) o += (std::isalnum((unsigned char)c) || std::strchr("._-=+", c)) ? c : '_';
+    return o;
+}
+
+uint64_t fnv1a(const std::string &s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+std::string hex8(uint64_t h)
+{
+    char b[17];
+    std::snprintf(b, sizeof b, "%08llx", (unsigned long long)(h & 0xffffffffull));
+    return b;
+}
+
+std::string shell_quote(const std::string &s)
+{
+    if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:+,-@%") ==
+                          std::string::npos)
+        return s;
+    std::string o = "'";
+    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return o + "'";
+}
+
+std::string join_cmd(const std::vector<std::string> &argv)
+{
+    std::string o;
+    for (const auto &a : argv) o += (o.empty() ? "" : " ") + shell_quote(a);
+    return o;
+}
+
+std::string csv_field(const std::string &s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+}
+
+std::vector<std::string> split_csv_line(const std::string &line)
+{
+    // The run CSV (sim.cpp) never quotes; accept quotes anyway.
+    std::vector<std::string> f;
+    std::string cur;
+    bool q = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (q) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
+            else if (c == '"') q = false;
+            else cur += c;
+        } else if (c == '"') q = true;
+        else if (c == ',') { f.push_back(cur); cur.clear(); }
+        else if (c != '\r') cur += c;
+    }
+    f.push_back(cur);
+    return f;
+}
+
+std::string fmt_dur(double s)
+{
+    if (s < 0 || s != s) s = 0;
+    long t = (long)(s + 0.5);
+    char b[32];
+    if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+    return b;
+}
+
+std::string self_exe(const char *argv0)
+{
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec && !p.empty()) return p.string();
+    return fs::absolute(argv0, ec).string();
+}
+
+// ------------------------------------------------------------------------------------------
+// Spec parsing and validation. Every error names the spec file and the key.
+
+[[noreturn]] void bad(const Spec &s, const std::string &msg) { throw ConfigError(s.path + ": " + msg); }
+
+std::vector<ojson> list_of(const Spec &s, const ojson &j, const std::string &key)
+{
+    if (!j.is_array()) bad(s, "'" + key + "' must be a list, got " + j.dump());
+    if (j.empty()) bad(s, "empty cross product: '" + key + "' is an empty list");
+    return std::vector<ojson>(j.begin(), j.end());
+}
+
+Spec parse_spec(const std::string &path)
+{
+    Spec s;
+    s.path = path;
+    std::ifstream in(path);
+    if (!in) throw ConfigError(path + ": cannot open sweep spec");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ojson j;
+    try {
+        j = ojson::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+    } catch (const ojson::parse_error &e) {
+        std::string text = ss.str();
+        size_t line = 1;
+        for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
+        throw ConfigError(path + ":" + std::to_string(line) + ": invalid JSON: " + e.what());
+    }
+    if (!j.is_object()) bad(s, "top level must be a JSON object");
+    static const std::vector<std::string> known = {"name", "description", "out", "configs", "models", "workloads",
+                                                   "sizes", "seeds", "set", "exclude", "args", "command"};
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!it.key().empty() && it.key()[0] == '_') continue;   // comments
+        bool ok = false;
+        for (const auto &k : known) ok |= k == it.key();
+        if (!ok) {
+            std::string all;
+            for (const auto &k : known) all += (all.empty() ? "" : ", ") + k;
+            bad(s, "unknown key '" + it.key() + "' (known: " + all + ")");
+        }
+    }
+    auto str = [&](const char *k, bool required) -> std::string {
+        if (!j.contains(k)) {
+            if (required) bad(s, std::string("missing key '") + k + "'");
+            return "";
+        }
+        if (!j[k].is_string() || j[k].get<std::string>().empty())
+            bad(s, std::string("'") + k + "' must be a non-empty string, got " + j[k].dump());
+        return j[k].get<std::string>();
+    };
+    s.out = str("out", true);
+    s.name = j.contains("name") ? str("name", false) : fs::path(path).stem().string();
+    if (j.contains("description") && !j["description"].is_string()) bad(s, "'description' must be a string");
+    if (j.contains("command")) s.command = str("command", false);
+    if (s.command.find_first_of(" /\t") != std::string::npos || s.command[0] == '-')
+        bad(s, "'command' must be a persim subcommand such as \"run\", got \"" + s.command + "\"");
+    if (j.contains("args")) {
+        if (!j["args"].is_array()) bad(s, "'args' must be a list of strings");
+        for (const auto &a : j["args"]) {
+            if (!a.is_string()) bad(s, "'args' must be a list of strings, got " + a.dump());
+            std::string v = a.get<std::string>();
+            for (const char *own : {"--out", "-o", "--csv", "--model", "--workload", "--config", "--size", "--seed", "--set"})
+                if (v == own) bad(s, "'args': " + v + " is set by the sweep itself (use the spec's keys)");
+            s.extra_args.push_back(v);
+        }
+    }
+
+    // configs: each entry a file or a list of files merged in order.
+    Dim cfg{"config", "config_files", "", {}};
+    if (j.contains("configs")) {
+        for (const auto &e : list_of(s, j["configs"], "configs")) {
+            Choice c;
+            if (e.is_string()) c.files.push_back(e.get<std::string>());
+            else if (e.is_array() && !e.empty()) {
+                for (const auto &f : e) {
+                    if (!f.is_string()) bad(s, "'configs': expected a file name, got " + f.dump());
+                    c.files.push_back(f.get<std::string>());
+                }
+            } else bad(s, "'configs': each entry must be a file name or a non-empty list of file names, got " + e.dump());
+            Config probe;
+            for (const auto &f : c.files) {
+                try {
+                    probe.load_file(f);
+                } catch (const ConfigError &e) {
+                    bad(s, std::string("'configs': ") + e.what());
+                }
+                c.args.push_back("--config");
+                c.args.push_back(f);
+                c.label += (c.label.empty() ? "" : "+") + f;
+            }
+            cfg.choices.push_back(c);
+        }
+    } else {
+        cfg.choices.push_back(Choice{});   // persim's built-in defaults
+    }
+    s.dims.push_back(cfg);
+
+    if (!j.contains("models")) bad(s, "missing key 'models' (e.g. [\"epoch\", \"sbrp\"])");
+    Dim md{"model", "", "", {}};
+    for (const auto &e : list_of(s, j["models"], "models")) {
+        if (!e.is_string()) bad(s, "'models': expected a model name, got " + e.dump());
+        std::string m = e.get<std::string>();
+        if (!find_model(m)) {
+            std::string all;
+            for (auto *x : all_models()) all += std::string(all.empty() ? "" : ", ") + x->name;
+            bad(s, "'models': unknown model '" + m + "' (available: " + all + ")");
+        }
+        md.choices.push_back(simple(m, "--model"));
+    }
+    s.dims.push_back(md);
+
+    if (!j.contains("workloads")) bad(s, "missing key 'workloads' (see `persim list workloads`)");
+    Dim wd{"workload", "", "", {}};
+    for (const auto &e : list_of(s, j["workloads"], "workloads")) {
+        if (!e.is_string()) bad(s, "'workloads': expected a workload name, got " + e.dump());
+        std::string w = e.get<std::string>();
+        if (!wl_find(w.c_str())) {
+            std::string all;
+            for (const persim_workload *const *x = wl_all(); *x; ++x) all += std::string(all.empty() ? "" : ", ") + (*x)->name;
+            bad(s, "'workloads': unknown workload '" + w + "' (available: " + all + ")");
+        }
+        wd.choices.push_back(simple(w, "--workload"));
+    }
+    s.dims.push_back(wd);
+
+    Dim sz{"size", "size_arg", "", {}};
+    if (j.contains("sizes")) {
+        for (const auto &e : list_of(s, j["sizes"], "sizes")) {
+            std::string v;
+            if (e.is_number_unsigned() && e.get<uint64_t>() > 0) v = std::to_string(e.get<uint64_t>());
+            else if (e.is_string() && (e == "default" || e == "small")) v = e.get<std::string>();
+            else bad(s, "'sizes': expected \"default\", \"small\" or a positive integer, got " + e.dump());
+            sz.choices.push_back(simple(v, "--size"));
+        }
+    } else {
+        sz.choices.push_back(simple("default", "--size"));
+    }
+    s.dims.push_back(sz);
+
+    if (j.contains("seeds")) {
+        Dim sd{"seed", "", "seed", {}};
+        for (const auto &e : list_of(s, j["seeds"], "seeds")) {
+            if (!e.is_number_unsigned()) bad(s, "'seeds': expected a non-negative integer, got " + e.dump());
+            std::string v = std::to_string(e.get<uint64_t>());
+            sd.choices.push_back(simple(v, "--seed"));
+        }
+        s.dims.push_back(sd);
+    }
+
+    if (j.contains("set")) {
+        if (!j["set"].is_object()) bad(s, "'set' must be an object {\"config.key\": [values], ...}");
+        for (auto it = j["set"].begin(); it != j["set"].end(); ++it) {
+            const std::string name = it.key();
+            if (!name.empty() && name[0] == '_') continue;
+            for (const auto &d : s.dims)
+                if (d.name == name) bad(s, "'set': '" + name + "' clashes with a dimension of the same name");
+            auto vals = list_of(s, it.value(), "set." + name);
+            bool group = vals[0].is_object();
+            for (const auto &v : vals)
+                if (v.is_object() != group)
+                    bad(s, "'set." + name + "': mix of objects and values (a list of objects sets several keys together)");
+            std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+            Dim d{name, name, group ? name : last, {}};
+            if (!group && !config_find(name)) {
+                Config probe;
+                probe.set(name, json(), s.path + ": 'set'");   // throws "unknown config key" with the section's keys
+            }
+            for (const auto &v : vals) {
+                Choice c;
+                Config probe;
+                auto add = [&](const std::string &key, const ojson &val) {
+                    // Type and range check against the schema (the run applies it with --set).
+                    probe.set(key, json::parse(val.dump()), s.path + ": 'set'");
+                    c.sets.push_back(key + "=" + set_value(val));
+                    c.args.push_back("--set");
+                    c.args.push_back(c.sets.back());
+                };
+                if (group) {
+                    if (v.empty()) bad(s, "'set." + name + "': empty object");
+                    std::string auto_label;
+                    for (auto kv = v.begin(); kv != v.end(); ++kv) {
+                        if (kv.key() == "_label") {
+                            if (!kv.value().is_string() && !kv.value().is_number())
+                                bad(s, "'set." + name + "': _label must be a string or number");
+                            c.label = label_of(kv.value());
+                            continue;
+                        }
+                        if (!kv.key().empty() && kv.key()[0] == '_') continue;
+                        if (kv.value().is_object() || kv.value().is_array() || kv.value().is_null())
+                            bad(s, "'set." + name + "." + kv.key() + "': expected a single value, got " + kv.value().dump());
+                        add(kv.key(), kv.value());
+                        auto_label += (auto_label.empty() ? "" : ";") + kv.key() + "=" + set_value(kv.value());
+                    }
+                    if (c.sets.empty()) bad(s, "'set." + name + "': an entry sets no key");
+                    if (c.label.empty()) c.label = auto_label;
+                } else {
+                    if (v.is_array() || v.is_null()) bad(s, "'set." + name + "': expected a value, got " + v.dump());
+                    add(name, v);
+                    c.label = set_value(v);
+                    c.raw = v;
+                }
+                d.choices.push_back(c);
+            }
+            s.dims.push_back(d);
+        }
+    }
+
+    if (j.contains("exclude")) {
+        if (!j["exclude"].is_array()) bad(s, "'exclude' must be a list of objects {\"dimension\": value or [values]}");
+        for (const auto &r : j["exclude"]) {
+            if (!r.is_object() || r.empty()) bad(s, "'exclude': each entry must be a non-empty object, got " + r.dump());
+            std::vector<std::pair<std::string, std::vector<ojson>>> rule;
+            for (auto it = r.begin(); it != r.end(); ++it) {
+                if (!it.key().empty() && it.key()[0] == '_') continue;
+                bool found = false;
+                for (const auto &d : s.dims) found |= d.name == it.key();
+                if (!found) {
+                    std::string all;
+                    for (const auto &d : s.dims) all += (all.empty() ? "" : ", ") + d.name;
+                    bad(s, "'exclude': unknown dimension '" + it.key() + "' (dimensions: " + all + ")");
+                }
+                std::vector<ojson> vals;
+                if (it.value().is_array())
+                    for (const auto &v : it.value()) vals.push_back(v);
+                else vals.push_back(it.value());
+                rule.emplace_back(it.key(), vals);
+            }
+            s.excludes.push_back(rule);
+        }
+    }
+    return s;
+}
+
+bool excluded(const Spec &s, const std::vector<const Choice *> &ch)
+{
+    for (const auto &rule : s.excludes) {
+        bool all = true;
+        for (const auto &[dim, vals] : rule) {
+            size_t k = 0;
+            while (s.dims[k].name != dim) ++k;
+            bool any = false;
+            for (const auto &v : vals)
+                any |= (v.is_number() && ch[k]->raw.is_number()) ? v.get<double>() == ch[k]->raw.get<double>()
+                                                                  : label_of(v) == ch[k]->label;
+            all &= any;
+        }
+        if (all) return true;
+    }
+    return false;
+}
+
+std::vector<Point> expand(const Spec &s, const std::string &exe)
+{
+    std::vector<Point> pts;
+    std::vector<size_t> idx(s.dims.size(), 0);
+    for (;;) {
+        std::vector<const Choice *> ch;
+        for (size_t k = 0; k < s.dims.size(); ++k) ch.push_back(&s.dims[k].choices[idx[k]]);
+        if (!excluded(s, ch)) {
+            Point p;
+            p.ch = ch;
+            std::string id;
+            for (size_t k = 0; k < s.dims.size(); ++k) {
+                const Dim &d = s.dims[k];
+                std::string part;
+                if (d.name == "config") {
+                    for (const auto &f : ch[k]->files) part += (part.empty() ? "" : "+") + fs::path(f).stem().string();
+                    if (part.empty()) part = "defaults";
+                } else {
+                    part = d.id_prefix.empty() ? ch[k]->label : d.id_prefix + (d.name == "seed" ? "" : "=") + ch[k]->label;
+                }
+                id += (id.empty() ? "" : "-") + sanitize(part);
+                if (d.name == "model") p.model = ch[k]->label;
+                if (d.name == "workload") p.workload = ch[k]->label;
+                if (d.name == "size") p.size_arg = ch[k]->label;
+                if (d.name == "seed") p.seed = ch[k]->label;
+            }
+            if (id.size() > 180) {
+                std::string full;
+                for (size_t k = 0; k < s.dims.size(); ++k) full += s.dims[k].name + "=" + ch[k]->label + "\x1f";
+                id = id.substr(0, 160) + "-" + hex8(fnv1a(full));
+            }
+            p.id = id;
+            pts.push_back(p);
+        }
+        size_t k = s.dims.size();
+        while (k > 0) {
+            --k;
+            if (++idx[k] < s.dims[k].choices.size()) break;
+            idx[k] = 0;
+            if (k == 0) goto done;
+        }
+        if (s.dims.empty()) break;
+    }
+done:
+    if (pts.empty()) bad(s, "empty cross product: every point is excluded by 'exclude'");
+    // Distinct labels that sanitize to the same id get a hash of their full labels.
+    std::map<std::string, int> seen;
+    for (const auto &p : pts) ++seen[p.id];
+    for (auto &p : pts)
+        if (seen[p.id] > 1) {
+            std::string full;
+            for (size_t k = 0; k < s.dims.size(); ++k) full += s.dims[k].name + "=" + p.ch[k]->label + "\x1f";
+            p.id += "-" + hex8(fnv1a(full));
+        }
+    for (auto &p : pts) {
+        p.dir = (fs::path(s.out) / "runs" / p.id).string();
+        p.argv = {exe, s.command};
+        for (const Choice *c : p.ch) p.argv.insert(p.argv.end(), c->args.begin(), c->args.end());
+        p.argv.insert(p.argv.end(), s.extra_args.begin(), s.extra_args.end());
+        for (const std::string &a : {std::string("--out"), p.dir, std::string("--csv"), p.dir + "/run.csv",
+                                     std::string("--quiet")})
+            p.argv.push_back(a);
+    }
+    return pts;
+}
+
+// The configuration a point's run resolves to, as `persim run` builds it (main.cpp build_config).
+json expected_config(const Point &p, uint64_t *size)
+{
+    Config c;
+    for (const Choice *ch : p.ch) {
+        for (const auto &f : ch->files) c.load_file(f);
+        for (const auto &kv : ch->sets) c.set_kv(kv);
+    }
+    if (p.size_arg != "small" && p.size_arg != "default") c.set_kv("workload.size=" + p.size_arg, "--size");
+    if (!p.seed.empty()) c.set_kv("sim.seed=" + p.seed, "--seed");
+    const persim_workload *wl = wl_find(p.workload.c_str());
+    *size = c.i("workload.size") ? (uint64_t)c.i("workload.size")
+                                 : (p.size_arg == "small" ? wl->small_size : wl->default_size);
+    return c.resolved();
+}
+
+json read_json(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in) return json();
+    try {
+        return json::parse(in);
+    } catch (...) {
+        return json();
+    }
+}
+
+// A point is done when its run finished ok and its recorded configuration is the one the spec
+// asks for now (so editing a spec or a config file it names reruns exactly the affected points).
+bool point_done(const Point &p, const std::string &exe)
+{
+    json st = read_json(p.dir + "/stats.json");
+    json cf = read_json(p.dir + "/config.json");
+    if (!st.is_object() || !cf.is_object() || !fs::exists(p.dir + "/run.csv")) return false;
+    if (!st.contains("run") || st["run"].value("status", "") != "ok") return false;
+    std::error_code ec;     // results older than the persim binary are stale (the model may have changed)
+    auto bin_t = fs::last_write_time(exe, ec);
+    if (!ec && fs::last_write_time(p.dir + "/stats.json", ec) < bin_t) return false;
+    uint64_t size = 0;
+    json want;
+    try {
+        want = expected_config(p, &size);
+    } catch (...) {
+        return false;
+    }
+    json run = cf.contains("run") ? cf["run"] : json();
+    cf.erase("run");
+    return cf == want && run.is_object() && run.value("model", "") == p.model &&
+           run.value("workload", "") == p.workload && run.value("size", (uint64_t)0) == size;
+}
+
+std::string tail_lines(const std::string &path, int n)
+{
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    std::string o;
+    for (size_t i = lines.size() > (size_t)n ? lines.size() - n : 0; i < lines.size(); ++i) o += "    " + lines[i] + "\n";
+    return o;
+}
+
+pid_t spawn(const Point &p, std::string &err)
+{
+    std::error_code ec;
+    fs::remove_all(p.dir, ec);              // no stale stats or CSV rows of an interrupted run
+    fs::create_directories(p.dir, ec);
+    if (ec) {
+        err = p.dir + ": cannot create: " + ec.message();
+        return -1;
+    }
+    std::string log = p.dir + "/log.txt";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<char *> av;
+    for (const auto &a : p.argv) av.push_back(const_cast<char *>(a.c_str()));
+    av.push_back(nullptr);
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        err = std::string("cannot start ") + av[0] + ": " + std::strerror(rc);
+        return -1;
+    }
+    return pid;
+}
+
+void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &path)
+{
+    std::vector<std::string> sweep_cols = {"point", "exit"};
+    std::vector<size_t> dim_col;   // dimension index per extra sweep column
+    for (size_t k = 0; k < s.dims.size(); ++k)
+        if (!s.dims[k].column.empty()) {
+            sweep_cols.push_back(s.dims[k].column);
+            dim_col.push_back(k);
+        }
+    std::vector<std::string> run_cols;
+    std::vector<std::map<std::string, std::string>> run_rows(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) {
+        std::ifstream in(pts[i].dir + "/run.csv");
+        std::string header, line, last;
+        if (!std::getline(in, header)) continue;
+        while (std::getline(in, line))
+            if (!line.empty()) last = line;
+        if (last.empty()) continue;
+        auto h = split_csv_line(header), v = split_csv_line(last);
+        for (size_t c = 0; c < h.size(); ++c) {
+            bool have = false;
+            for (const auto &x : run_cols) have |= x == h[c];
+            for (const auto &x : sweep_cols) have |= x == h[c];
+            if (!have) run_cols.push_back(h[c]);
+            run_rows[i][h[c]] = c < v.size() ? v[c] : "";
+        }
+    }
+    for (const char *c : {"model", "workload", "seed", "status"}) {   // failed points have no run row
+        bool have = false;
+        for (const auto &x : run_cols) have |= x == c;
+        if (!have) run_cols.push_back(c);
+    }
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream o(tmp);
+        if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
+        std::string hdr;
+        for (const auto &c : sweep_cols) hdr += (hdr.empty() ? "" : ",") + csv_field(c);
+        for (const auto &c : run_cols) hdr += "," + csv_field(c);
+        o << hdr << "\n";
+        for (size_t i = 0; i < pts.size(); ++i) {
+            const Point &p = pts[i];
+            auto r = run_rows[i];
+            if (r.empty()) {
+                r["model"] = p.model;
+                r["workload"] = p.workload;
+                r["seed"] = p.seed;
+                r["status"] = "failed";
+            }
+            std::string row = csv_field(p.id) + "," + std::to_string(p.exit_code);
+            for (size_t k : dim_col) row += "," + csv_field(p.ch[k]->label);
+            for (const auto &c : run_cols) row += "," + csv_field(r.count(c) ? r[c] : "");
+            o << row << "\n";
+        }
+    }
+    fs::rename(tmp, path);
+}
+
+void emit_slurm(const Spec &s, const std::vector<Point> &pts, const std::vector<size_t> &todo, const std::string &spec_arg)
+{
+    std::error_code ec;
+    fs::create_directories(fs::path(s.out) / "slurm", ec);
+    if (ec) throw ConfigError(s.out + ": cannot create: " + ec.message());
+    std::string cmds = (fs::path(s.out) / "commands.txt").string();
+    std::string script = (fs::path(s.out) / "sweep.slurm").string();
+    {
+        std::ofstream o(cmds);
+        if (!o) throw ConfigError(cmds + ": cannot write");
+        for (size_t i : todo) o << join_cmd(pts[i].argv) << "\n";
+    }
+    std::string cwd = fs::current_path().string();
+    std::string abs_cmds = fs::absolute(cmds).string(), abs_logs = fs::absolute(fs::path(s.out) / "slurm").string();
+    std::ofstream o(script);
+    if (!o) throw ConfigError(script + ": cannot write");
+    o << "#!/bin/bash\n"
+      << "# Slurm job array for `persim sweep " << spec_arg << "`: " << todo.size() << " points, one per array task.\n"
+      << "# Generated by `persim sweep --emit-slurm`; the commands are in " << cmds << ".\n"
+      << "#   submit:  sbatch " << script << "\n"
+      << "#   collect: persim sweep " << spec_arg << "   (finished points are skipped; writes "
+      << (fs::path(s.out) / "sweep.csv").string() << ")\n"
+      << "# Paths are relative to " << cwd << ", which must be visible on the compute nodes.\n"
+      << "#SBATCH --job-name=persim-" << sanitize(s.name) << "\n"
+      << "#SBATCH --array=0-" << (todo.empty() ? 0 : todo.size() - 1) << "\n"
+      << "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
+      << "#SBATCH --output=" << abs_logs << "/%A_%a.log\n"
+      << "set -euo pipefail\n"
+      << "cd " << shell_quote(cwd) << "\n"
+      << "cmd=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quote(abs_cmds) << ")\n"
+      << "eval \"exec $cmd\"\n";
+    std::fprintf(stderr, "persim sweep: wrote %s (%zu array tasks) and %s\n", script.c_str(), todo.size(), cmds.c_str());
+}
+
+} // namespace
+
+int sweep_main(int argc, char **argv)
+{
+    std::string spec_path;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1) jobs = 1;
+    bool force = false, dry = false, slurm = false;
+    std::string out_override;
+    auto die = [](const std::string &m) {
+        std::fprintf(stderr, "persim sweep: %s\n", m.c_str());
+        return 1;
+    };
+    auto parse_j = [&](const std::string &v, long &out) {
+        char *end = nullptr;
+        errno = 0;
+        long x = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || !end || *end || errno || x < 1 || x > 4096) return false;
+        out = x;
+        return true;
+    };
+    for (int i = 2; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "-h" || a == "--help") {
+            std::fputs(kSweepUsage, stdout);
+            return 0;
+        } else if (a == "-j" || a == "--jobs") {
+            if (i + 1 >= argc) return die(a + " needs a value (a positive number of runs at a time)");
+            std::string v = argv[++i];
+            if (!parse_j(v, jobs)) return die(a + ": expected a positive integer (1 to 4096), got '" + v + "'");
+        } else if (a.rfind("-j", 0) == 0 || a.rfind("--jobs=", 0) == 0) {
+            std::string v = a.rfind("-j", 0) == 0 && a.rfind("--", 0) != 0 ? a.substr(2) : a.substr(7);
+            if (!parse_j(v, jobs)) return die("-j: expected a positive integer (1 to 4096), got '" + v + "'");
+        } else if (a == "--out" || a == "-o") {
+            if (i + 1 >= argc || !*argv[i + 1]) return die(a + " needs a directory");
+            out_override = argv[++i];
+        } else if (a == "--force") force = true;
+        else if (a == "--dry-run" || a == "-n") dry = true;
+        else if (a == "--emit-slurm") slurm = true;
+        else if (!a.empty() && a[0] == '-') return die("unknown option '" + a + "' (try persim sweep --help)");
+        else if (spec_path.empty()) spec_path = a;
+        else return die("unexpected argument '" + a + "' (one spec per sweep)");
+    }
+    if (spec_path.empty()) {
+        std::fputs(kSweepUsage, stderr);
+        return 1;
+    }
+
+    Spec s;
+    std::vector<Point> pts;
+    const std::string exe = self_exe(argv[0]);
+    try {
+        s = parse_spec(spec_path);
+        if (!out_override.empty()) s.out = out_override;
+        pts = expand(s, exe);
+        if (s.command != "run") {
+            // Another subcommand must exist in this build and accept the run options.
+            std::string probe = shell_quote(exe) + " " + shell_quote(s.command) + " --help >/dev/null 2>&1";
+            if (std::system(probe.c_str()) != 0)
+                bad(s, "'command': `persim " + s.command + "` is not available in this persim build");
+        }
+    } catch (const ConfigError &e) {
+        return die(e.what());
+    }
+
+    std::vector<size_t> todo;
+    size_t skipped = 0;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        if (!force && point_done(pts[i], exe)) ++skipped;
+        else todo.push_back(i);
+    }
+    if (dry) {
+        for (size_t i : todo) std::printf("%s\n", join_cmd(pts[i].argv).c_str());
+        std::fprintf(stderr, "persim sweep: %zu points, %zu to run, %zu done already\n", pts.size(), todo.size(), skipped);
+        return 0;
+    }
+    if (slurm) {
+        try {
+            emit_slurm(s, pts, todo, spec_path);
+        } catch (const ConfigError &e) {
+            return die(e.what());
+        }
+        return 0;
+    }
+
+    std::error_code ec;
+    fs::create_directories(fs::path(s.out) / "runs", ec);
+    if (ec) return die(s.out + ": cannot create output directory: " + ec.message());
+    const bool tty = isatty(2);
+    std::fprintf(stderr, "persim sweep %s: %zu points (%zu done already, %zu to run), %ld at a time, results in %s\n",
+                 s.name.c_str(), pts.size(), skipped, todo.size(), jobs, s.out.c_str());
+    auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    size_t next = 0, finished = 0, failed = 0;
+    std::map<pid_t, size_t> running;
+    double last_line = -1e9;
+    auto progress = [&](bool force_line) {
+        double el = elapsed();
+        double eta = finished ? el / (double)finished * (double)(todo.size() - finished) : 0;
+        char b[256];
+        std::snprintf(b, sizeof b, "[sweep] %zu/%zu done (%zu skipped, %zu failed)  elapsed %s  remaining ~%s",
+                      skipped + finished, pts.size(), skipped, failed, fmt_dur(el).c_str(),
+                      finished || todo.empty() ? fmt_dur(eta).c_str() : "?");
+        if (tty) std::fprintf(stderr, "\r%s\033[K%s", b, force_line ? "\n" : "");
+        else if (force_line || el - last_line >= 2.0) {
+            std::fprintf(stderr, "%s\n", b);
+            last_line = el;
+        }
+    };
+    auto report_failure = [&](const Point &p, const std::string &why) {
+        if (tty) std::fprintf(stderr, "\r\033[K");
+        std::fprintf(stderr, "[sweep] FAILED %s (%s):\n  %s\n%s", p.id.c_str(), why.c_str(), join_cmd(p.argv).c_str(),
+                     tail_lines(p.dir + "/log.txt", 8).c_str());
+    };
+    while (next < todo.size() || !running.empty()) {
+        while ((long)running.size() < jobs && next < todo.size()) {
+            Point &p = pts[todo[next++]];
+            std::string err;
+            pid_t pid = spawn(p, err);
+            p.ran = true;
+            if (pid < 0) {
+                p.exit_code = 127;
+                ++failed;
+                ++finished;
+                report_failure(p, err);
+                continue;
+            }
+            running[pid] = todo[next - 1];
+        }
+        if (running.empty()) continue;
+        int st = 0;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            return die(std::string("waitpid: ") + std::strerror(errno));
+        }
+        auto it = running.find(pid);
+        if (it == running.end()) continue;
+        Point &p = pts[it->second];
+        running.erase(it);
+        ++finished;
+        if (WIFEXITED(st)) p.exit_code = WEXITSTATUS(st);
+        else p.exit_code = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        if (p.exit_code != 0) {
+            ++failed;
+            report_failure(p, WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st))
+                                              : "exit " + std::to_string(p.exit_code));
+        }
+        progress(false);
+    }
+    progress(true);
+    std::string csv = (fs::path(s.out) / "sweep.csv").string();
+    try {
+        write_csv(s, pts, csv);
+    } catch (const std::exception &e) {
+        return die(e.what());
+    }
+    std::fprintf(stderr, "persim sweep %s: %zu points: %zu run, %zu skipped, %zu failed in %.1f s; wrote %s\n",
+                 s.name.c_str(), pts.size(), todo.size(), skipped, failed, elapsed(), csv.c_str());
+    return failed ? EXIT_POINTS_FAILED : 0;
+}
+
+} // namespace persim

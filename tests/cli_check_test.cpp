@@ -1,0 +1,206 @@
+// `persim run --check`, `persim check`, `persim crash` from the command line (docs/checking.md):
+// the example traces, exit statuses, replay commands, and bad input (one clear message, exit 1).
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Out {
+    int code;
+    std::string text;   // stdout + stderr
+};
+
+Out sh(const std::string &args)
+{
+    std::string cmd = std::string(PERSIM_BIN) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    int st = pclose(p);
+    return Out{WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+}
+
+std::string tmpdir(const std::string &name)
+{
+    fs::path d = fs::temp_directory_path() / ("persim_clichk_" + name + "_" + std::to_string(getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d.string();
+}
+
+std::string write(const std::string &dir, const std::string &name, const std::string &text)
+{
+    std::string p = dir + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+const std::string kSmall = std::string("--config ") + PERSIM_SOURCE_DIR + "/configs/gpu_small.json";
+const std::string kExamples = std::string(PERSIM_SOURCE_DIR) + "/docs/examples/";
+bool has(const Out &o, const std::string &s) { return o.text.find(s) != std::string::npos; }
+
+} // namespace
+
+TEST(CliCheck, ScopedReleaseExample)
+{
+    Out s = sh("check " + kSmall + " --model sbrp --trace " + kExamples + "scoped-release-bug.trace");
+    EXPECT_EQ(s.code, 5) << s.text;
+    EXPECT_TRUE(has(s, "require 3 7 (op 10): NOT GUARANTEED")) << s.text;
+    EXPECT_TRUE(has(s, "1 guaranteed, 1 not guaranteed")) << s.text;
+    EXPECT_TRUE(has(s, "conformance       ok")) << s.text;
+    // epoch barriers make every release durable: both guaranteed
+    Out e = sh("check " + kSmall + " --model epoch --trace " + kExamples + "scoped-release-bug.trace");
+    EXPECT_EQ(e.code, 0) << e.text;
+    EXPECT_TRUE(has(e, "2 guaranteed, 0 not guaranteed")) << e.text;
+}
+
+TEST(CliCheck, MissingOrderExample)
+{
+    for (const char *m : {"sbrp", "epoch", "gpm"}) {
+        Out o = sh("check " + kSmall + " --model " + m + " --trace " + kExamples + "missing-order-bug.trace");
+        EXPECT_EQ(o.code, 5) << m << o.text;
+        EXPECT_TRUE(has(o, "require 12 13 (op 17): NOT GUARANTEED")) << m << o.text;
+        EXPECT_TRUE(has(o, "4 guaranteed, 1 not guaranteed")) << m << o.text;
+    }
+}
+
+TEST(CliCheck, WorkloadRequirementsAndJson)
+{
+    std::string d = tmpdir("wl");
+    Out o = sh("check " + kSmall + " --model sbrp --workload reduction --size small --out " + d + "/r");
+    EXPECT_EQ(o.code, 0) << o.text;
+    EXPECT_TRUE(has(o, "60: 60 guaranteed, 0 not guaranteed; 0 violated")) << o.text;
+    auto j = nlohmann::json::parse(std::ifstream(d + "/r/stats.json"));
+    EXPECT_EQ(j["check"]["violations"].get<int>(), 0);
+    EXPECT_EQ(j["check"]["requirements"].size(), 60u);
+    Out b = sh("check " + kSmall + " --model sbrp --workload reduction-blkscope-bug --size small");
+    EXPECT_EQ(b.code, 5) << b.text;
+    EXPECT_TRUE(has(b, "59 not guaranteed")) << b.text;
+}
+
+TEST(CliCheck, RunCheckPrintsConformance)
+{
+    std::string d = tmpdir("run");
+    Out o = sh("run " + kSmall + " --model gpm --workload scan --size small --check --out " + d + "/r");
+    EXPECT_EQ(o.code, 0) << o.text;
+    EXPECT_TRUE(has(o, "check (gpm):")) << o.text;
+    EXPECT_TRUE(has(o, "conformance       ok")) << o.text;
+    auto j = nlohmann::json::parse(std::ifstream(d + "/r/stats.json"));
+    EXPECT_TRUE(j["check"]["checked"].get<bool>());
+    EXPECT_GT(j["check"]["persists"].get<int>(), 0);
+    // without --check nothing is tracked
+    Out n = sh("run " + kSmall + " --model gpm --workload scan --size small --out " + d + "/n");
+    EXPECT_FALSE(has(n, "conformance"));
+    auto jn = nlohmann::json::parse(std::ifstream(d + "/n/stats.json"));
+    EXPECT_FALSE(jn.contains("check"));
+}
+
+TEST(CliCheck, CrashFindsTheScopedBugAndReplays)
+{
+    const std::string args = kSmall + " --set persist.flush_policy=lazy --model sbrp --size 131072";
+    Out o = sh("crash " + args + " --workload reduction-blkscope-bug --points all");
+    EXPECT_EQ(o.code, 5) << o.text;
+    EXPECT_TRUE(has(o, "first failing")) << o.text;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.text, m, std::regex("replay +\\S+ (crash .* --at [0-9]+)"))) << o.text;
+    Out r = sh(m[1].str());
+    EXPECT_EQ(r.code, 5) << r.text;
+    EXPECT_TRUE(has(r, "points tried      1")) << r.text;
+    EXPECT_TRUE(has(r, "points recovered  0")) << r.text;
+    Out ok = sh("crash " + args + " --workload reduction --points 300 --seed 7");
+    EXPECT_EQ(ok.code, 0) << ok.text;
+    EXPECT_TRUE(has(ok, "points tried      300 (seed 7)")) << ok.text;
+    EXPECT_TRUE(has(ok, "points recovered  300")) << ok.text;
+}
+
+TEST(CliCheck, CrashModelImagesReplay)
+{
+    Out o = sh("crash " + kSmall + " --model sbrp --workload mq-noorder-bug --size 40 --images model --points 200");
+    EXPECT_EQ(o.code, 5) << o.text;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.text, m, std::regex("replay +\\S+ (crash .* --sample [0-9]+)"))) << o.text;
+    Out r = sh(m[1].str());
+    EXPECT_EQ(r.code, 5) << r.text;
+    EXPECT_TRUE(has(r, "points recovered  0")) << r.text;
+}
+
+// ---- bad input: one clear message, exit 1 ----
+
+TEST(CliCheckBadInput, RequireNamingAnUnknownOp)
+{
+    std::string d = tmpdir("unknown");
+    std::string t = write(d, "u.trace", "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n"
+                                        "1: st 0x10000000000 4 = 1\nrequire 1 99\n");
+    Out o = sh("check " + kSmall + " --model sbrp --trace " + t);
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_TRUE(has(o, t + ":5: require names unknown op id 99")) << o.text;
+}
+
+TEST(CliCheckBadInput, RequireNamingAnOpThatIsNotAPersist)
+{
+    std::string d = tmpdir("notpersist");
+    std::string t = write(d, "n.trace", "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n"
+                                        "1: ld 0x10000000000 4\n2: st 0x10000000000 4 = 1\n"
+                                        "3: st 0x100 4 = 1\nrequire 1 2\n");
+    Out o = sh("check " + kSmall + " --model sbrp --trace " + t);
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_TRUE(has(o, "names op 1 ('ld'), which writes no persistent memory")) << o.text;
+    std::string t2 = write(d, "v.trace", "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n"
+                                         "2: st 0x10000000000 4 = 1\n3: st 0x100 4 = 1\nrequire 2 3\n");
+    Out v = sh("run " + kSmall + " --model sbrp --check --trace " + t2 + " --out " + d + "/o");
+    EXPECT_EQ(v.code, 1) << v.text;
+    EXPECT_TRUE(has(v, "names op 3 ('st'), which writes no persistent memory")) << v.text;
+}
+
+TEST(CliCheckBadInput, MalformedTrace)
+{
+    std::string d = tmpdir("malformed");
+    std::string t = write(d, "m.trace", "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n"
+                                        "1: st 0x10000000000 4 = 1\nrequire 1\n");
+    Out o = sh("check " + kSmall + " --model sbrp --trace " + t);
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_TRUE(has(o, t + ":5:")) << o.text;
+    EXPECT_TRUE(has(o, "require")) << o.text;
+    Out n = sh("check " + kSmall + " --model sbrp --trace " + d + "/missing.trace");
+    EXPECT_EQ(n.code, 1) << n.text;
+    Out none = sh("check " + kSmall + " --model sbrp");
+    EXPECT_EQ(none.code, 1) << none.text;
+    EXPECT_TRUE(has(none, "give exactly one of --workload or --trace")) << none.text;
+}
+
+TEST(CliCheckBadInput, CrashPointBeyondTheEndOfTheRun)
+{
+    Out o = sh("crash " + kSmall + " --model sbrp --workload reduction --size 16384 --at 999999999999");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_TRUE(has(o, "--at 999999999999 ps is beyond the end of the run (")) << o.text;
+}
+
+TEST(CliCheckBadInput, CrashOptions)
+{
+    struct C { std::string args, msg; };
+    const C cases[] = {
+        {"--workload reduction --points 0", "--points: expected at least 1"},
+        {"--workload reduction --points many", "--points: expected a non-negative integer, got 'many'"},
+        {"--workload reduction --images hardware", "--images: expected 'run' or 'model', got 'hardware'"},
+        {"--workload reduction --sample 3", "--sample: only with --images model"},
+        {"--workload reduction --images model --at 5", "--at: only with --images run"},
+        {"--workload reduction --images model --points all", "--points all enumerates the run's durable images"},
+        {"--workload reduction --at -4", "--at: expected a non-negative integer"},
+        {"--trace x.trace", "--workload is required"},
+        {"--workload nope", "unknown workload 'nope'"},
+    };
+    for (const auto &c : cases) {
+        Out o = sh("crash " + kSmall + " --model sbrp --size 16384 " + c.args);
+        EXPECT_EQ(o.code, 1) << c.args << "\n" << o.text;
+        EXPECT_TRUE(has(o, c.msg)) << c.args << "\n" << o.text;
+    }
+}

@@ -1,0 +1,326 @@
+// The scoped-persist-barrier workloads (workloads/wl_btree.c: btree-kr = Algorithm 1, btree-wg =
+// Algorithm 2; workloads/wl_hashtable.c: hashtable-wi): valid programs that the functional
+// executor runs to a final image their verifiers accept, for many shapes; the verifiers reject
+// wrong trees and tables; the barrier structure each algorithm states; deterministic builds;
+// bad parameters are errors.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "func_exec.h"
+#include "workload.h"
+
+namespace {
+
+const char *const kNames[] = { "btree-kr", "btree-wg", "hashtable-wi", "btree-wg-wi-bug" };
+
+wl_params params(uint64_t size, uint64_t seed = 1, uint32_t sms = 4, uint32_t maxw = 40, uint32_t tpb = 1024)
+{
+    wl_params p;
+    std::memset(&p, 0, sizeof p);
+    p.size = size;
+    p.seed = seed;
+    p.num_sms = sms;
+    p.max_threads_per_block = tpb;
+    p.max_warps_per_sm = maxw;
+    p.pm_base = PERSIM_PM_BASE;
+    p.vol_base = PERSIM_VOL_BASE;
+    return p;
+}
+
+struct Built {
+    const persim_workload *w = nullptr;
+    persim_prog *p = prog_new();
+    mem_image *init = mem_new();
+    void *ctx = nullptr;
+    int rc = -1;
+    std::string err;
+    ~Built()
+    {
+        if (ctx && w) w->free_ctx(ctx);
+        mem_free(init);
+        prog_free(p);
+    }
+};
+
+std::unique_ptr<Built> build(const char *name, const wl_params &prm)
+{
+    auto b = std::make_unique<Built>();
+    b->w = wl_find(name);
+    if (!b->w) return b;
+    char err[512] = "";
+    b->rc = b->w->build(&prm, b->p, b->init, &b->ctx, err, sizeof err);
+    b->err = err;
+    return b;
+}
+
+struct ImgDel { void operator()(mem_image *m) const { mem_free(m); } };
+using Img = std::unique_ptr<mem_image, ImgDel>;
+
+Img run(const persim_prog *p, const mem_image *init, std::string *err)
+{
+    Img img(mem_clone(init));
+    char e[1024] = "";
+    if (func_exec(p, img.get(), 0, e, sizeof e) != 0) {
+        *err = e;
+        return nullptr;
+    }
+    return img;
+}
+
+std::string verify(const Built &b, const mem_image *img)
+{
+    char msg[512] = "";
+    return b.w->verify(b.ctx, img, msg, sizeof msg) == 0 ? std::string("ok") : std::string(msg);
+}
+
+// (kernel, kind, scope) -> ops
+std::map<std::tuple<uint32_t, int, int>, uint64_t> count(const persim_prog *p)
+{
+    std::map<std::tuple<uint32_t, int, int>, uint64_t> c;
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        const persim_kernel &kk = p->kernels[k];
+        for (uint32_t b = 0; b < kk.nblocks; b++)
+            for (uint32_t w = 0; w < kk.warps_per_block; w++) {
+                const persim_stream *s = prog_stream(p, &kk, b, w);
+                for (uint64_t i = s->begin; i < s->end; i++) c[{ k, p->ops[i].kind, p->ops[i].scope }]++;
+            }
+    }
+    return c;
+}
+
+uint64_t N(std::map<std::tuple<uint32_t, int, int>, uint64_t> &c, uint32_t k, int kind, int scope)
+{
+    return c[std::make_tuple(k, kind, scope)];
+}
+
+// Header words of the final tree: root, height, nodes, keys (first PM allocation).
+void header(const mem_image *img, uint32_t h[4]) { mem_read(img, PERSIM_PM_BASE, h, 16); }
+
+class Sb : public ::testing::TestWithParam<const char *> {};
+std::string pname(const ::testing::TestParamInfo<const char *> &i)
+{
+    std::string s = i.param;
+    for (auto &ch : s) if (ch == '-') ch = '_';
+    return s;
+}
+
+} // namespace
+
+TEST(WlScopedRegistry, RegisteredAfterTheSbrpSix)
+{
+    const persim_workload *const *all = wl_all();
+    std::vector<std::string> names;
+    for (size_t n = 0; all[n]; n++) names.push_back(all[n]->name);
+    ASSERT_GE(names.size(), 10u);
+    EXPECT_EQ(names[9], "btree-wg-wi-bug");
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(names[6 + i], kNames[i]);
+        const persim_workload *w = wl_find(kNames[i]);
+        ASSERT_NE(w, nullptr);
+        EXPECT_STREQ(w->recovery, "native");
+        EXPECT_LE(w->small_size, w->default_size);
+    }
+}
+
+TEST_P(Sb, SmallBuildsRunsAndVerifies)
+{
+    const persim_workload *w = wl_find(GetParam());
+    auto b = build(GetParam(), params(w->small_size));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    char err[512] = "";
+    ASSERT_EQ(prog_validate(b->p, err, sizeof err), 0) << err;
+    std::string e;
+    Img fin = run(b->p, b->init, &e);
+    ASSERT_TRUE(fin) << e;
+    EXPECT_EQ(verify(*b, fin.get()), "ok");
+    EXPECT_NE(verify(*b, b->init), "ok") << "the initial image is not the result";
+}
+
+// Shapes: tiny trees (a single leaf root that splits), sizes around node boundaries, other GPUs.
+TEST_P(Sb, OtherShapesRunAndVerify)
+{
+    for (uint64_t size : { 1ull, 2ull, 12ull, 13ull, 60ull, 157ull, 1000ull, 5000ull, 20000ull })
+        for (auto prm : { params(size, 3), params(size, 5, 1, 4, 128), params(size, 7, 2, 32, 1024) }) {
+            SCOPED_TRACE(std::string(GetParam()) + " size " + std::to_string(size) + " sms " +
+                         std::to_string(prm.num_sms) + " maxw " + std::to_string(prm.max_warps_per_sm));
+            auto b = build(GetParam(), prm);
+            ASSERT_EQ(b->rc, 0) << b->err;
+            char err[512] = "";
+            ASSERT_EQ(prog_validate(b->p, err, sizeof err), 0) << err;
+            for (uint32_t k = 0; k < b->p->nkernels; k++)
+                EXPECT_LE(b->p->kernels[k].warps_per_block * PERSIM_WARP_SIZE, prm.max_threads_per_block);
+            std::string e;
+            Img fin = run(b->p, b->init, &e);
+            ASSERT_TRUE(fin) << e;
+            EXPECT_EQ(verify(*b, fin.get()), "ok");
+        }
+}
+
+TEST_P(Sb, DeterministicInSizeAndSeed)
+{
+    const persim_workload *w = wl_find(GetParam());
+    auto a = build(GetParam(), params(w->small_size, 7)), b = build(GetParam(), params(w->small_size, 7)),
+         c = build(GetParam(), params(w->small_size, 8));
+    ASSERT_EQ(a->rc, 0);
+    ASSERT_EQ(b->rc, 0);
+    ASSERT_EQ(c->rc, 0);
+    ASSERT_EQ(a->p->nops, b->p->nops);
+    for (uint64_t i = 0; i < a->p->nops; i++) {
+        ASSERT_EQ(a->p->ops[i].kind, b->p->ops[i].kind);
+        ASSERT_EQ(a->p->ops[i].addr, b->p->ops[i].addr);
+    }
+    std::string e;
+    Img fa = run(a->p, a->init, &e);
+    ASSERT_TRUE(fa) << e;
+    EXPECT_EQ(verify(*b, fa.get()), "ok");
+    EXPECT_NE(verify(*c, fa.get()), "ok") << "another seed's keys or values";
+}
+
+// Any byte of any PM store that survives in the final image is checked.
+TEST_P(Sb, VerifyRejectsCorruptedStores)
+{
+    const persim_workload *w = wl_find(GetParam());
+    auto b = build(GetParam(), params(w->small_size));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    std::string e;
+    Img fin = run(b->p, b->init, &e);
+    ASSERT_TRUE(fin) << e;
+    std::vector<uint64_t> st;
+    for (uint64_t i = 0; i < b->p->nops; i++)
+        if (b->p->ops[i].kind == OPK_ST && b->p->ops[i].addr >= PERSIM_PM_BASE) st.push_back(i);
+    ASSERT_FALSE(st.empty());
+    int tried = 0;
+    for (int k = 0; k < 24; k++) {
+        const persim_op &o = b->p->ops[st[st.size() * k / 24]];
+        for (uint32_t lane : { 0u, (uint32_t)o.nlanes - 1 }) {
+            Img bad(mem_clone(fin.get()));
+            uint64_t at = o.addr + (uint64_t)lane * o.stride;
+            uint8_t x;
+            mem_read(bad.get(), at, &x, 1);
+            x ^= 0x21;
+            mem_write(bad.get(), at, &x, 1);
+            tried++;
+            EXPECT_NE(verify(*b, bad.get()), "ok") << "op " << o.id << " lane " << lane;
+        }
+    }
+    EXPECT_GT(tried, 0);
+}
+
+TEST_P(Sb, RejectsBadParameters)
+{
+    for (auto prm : { params(0), params(1ull << 40), params(100, 1, 4, 40, 64), params(100, 1, 0) }) {
+        auto b = build(GetParam(), prm);
+        EXPECT_NE(b->rc, 0) << "size " << prm.size << " tpb " << prm.max_threads_per_block;
+        EXPECT_FALSE(b->err.empty());
+        EXPECT_EQ(b->ctx, nullptr);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Sb, ::testing::ValuesIn(kNames), pname);
+
+// Algorithm 1: one kernel of resident workgroups; a device-scope sync + persist barrier after
+// every level; the header persisted last by a workitem-scope barrier.
+TEST(WlBtree, KernelScopeStructure)
+{
+    auto b = build("btree-kr", params(100000));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    ASSERT_EQ(b->p->nkernels, 1u);
+    EXPECT_EQ(b->p->kernels[0].nblocks, 4u * 10u) << "4 CUs x 40 wavefronts / 4 per workgroup";
+    EXPECT_EQ(b->p->kernels[0].warps_per_block, 4u);
+    auto c = count(b->p);
+    const uint64_t waves = 160;
+    uint32_t h[4];
+    header(b->init, h);
+    const uint32_t levels = h[1];
+    EXPECT_EQ(N(c, 0, OPK_PBARRIER, SCOPE_DEVICE), waves * levels);
+    EXPECT_EQ(N(c, 0, OPK_PBARRIER, SCOPE_BLOCK), 0u);
+    EXPECT_EQ(N(c, 0, OPK_PBARRIER, SCOPE_WARP), 1u);
+    EXPECT_EQ(N(c, 0, OPK_SYNC, SCOPE_DEVICE), waves * (2 * levels + 1)) << "search; then before and after each barrier";
+    std::string e;
+    Img fin = run(b->p, b->init, &e);
+    ASSERT_TRUE(fin) << e;
+    uint32_t f[4];
+    header(fin.get(), f);
+    EXPECT_EQ(f[3], 100000u + 25000u);
+    EXPECT_GT(f[2], h[2]) << "the insertions split nodes";
+}
+
+// Algorithm 2: one workgroup per subtree below depth d with workgroup-scope barriers, then the
+// levels above d with kernel-scope ones in a resident kernel.
+TEST(WlBtree, WorkgroupScopeStructure)
+{
+    auto b = build("btree-wg", params(100000));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    ASSERT_EQ(b->p->nkernels, 2u);
+    uint32_t h[4];
+    header(b->init, h);
+    auto c = count(b->p);
+    const uint64_t wg_waves = (uint64_t)b->p->kernels[0].nblocks * 4, top_waves = 160;
+    EXPECT_GE(b->p->kernels[0].nblocks, 25000u / 256) << "n_wgs_est = keys / 256 workitems";
+    const uint64_t wg_levels = N(c, 0, OPK_PBARRIER, SCOPE_BLOCK) / wg_waves;
+    const uint64_t kr_levels = N(c, 1, OPK_PBARRIER, SCOPE_DEVICE) / top_waves;
+    EXPECT_EQ(wg_levels * wg_waves, N(c, 0, OPK_PBARRIER, SCOPE_BLOCK));
+    EXPECT_EQ(kr_levels * top_waves, N(c, 1, OPK_PBARRIER, SCOPE_DEVICE));
+    EXPECT_GE(wg_levels, 1u);
+    EXPECT_GE(kr_levels, 1u);
+    EXPECT_EQ(wg_levels + kr_levels, h[1]) << "every level of the initial tree, once";
+    EXPECT_EQ(N(c, 0, OPK_PBARRIER, SCOPE_DEVICE) + N(c, 0, OPK_SYNC, SCOPE_DEVICE), 0u) << "no kernel-wide wait below d";
+    EXPECT_EQ(N(c, 1, OPK_PBARRIER, SCOPE_WARP), 1u);
+}
+
+// hashtable-wi: per wavefront operation, 32 values, a workitem-scope barrier, 32 commit words.
+TEST(WlHashtable, ValueBeforeCommitPerWavefront)
+{
+    auto b = build("hashtable-wi", params(4096));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    auto c = count(b->p);
+    EXPECT_EQ(N(c, 0, OPK_PBARRIER, SCOPE_WARP), 4096u / 32);
+    EXPECT_EQ(N(c, 0, OPK_ST, SCOPE_NONE), 2u * 4096 / 32);
+    // each store covers 32 different lines (one per region)
+    for (uint64_t i = 0; i < b->p->nops; i++)
+        if (b->p->ops[i].kind == OPK_ST) {
+            EXPECT_EQ(b->p->ops[i].nlanes, 32u);
+            EXPECT_GE(b->p->ops[i].stride, 128u);
+        }
+}
+
+// Two builds that differ only in the algorithm insert the same keys into the same initial tree
+// and produce trees holding the same keys.
+TEST(WlBtree, BothAlgorithmsBuildTheSameKeySet)
+{
+    auto a = build("btree-kr", params(30000)), b = build("btree-wg", params(30000));
+    ASSERT_EQ(a->rc, 0);
+    ASSERT_EQ(b->rc, 0);
+    std::string e;
+    Img fa = run(a->p, a->init, &e), fb = run(b->p, b->init, &e);
+    ASSERT_TRUE(fa && fb) << e;
+    EXPECT_EQ(verify(*a, fb.get()), "ok");
+    EXPECT_EQ(verify(*b, fa.get()), "ok");
+}
+
+// The bug variant is Algorithm 2 with workitem scope in the workgroup phase (and so without the
+// rendezvous after each of those barriers), nothing else.
+TEST(WlBtree, WiBugVariantDiffersOnlyInScope)
+{
+    auto a = build("btree-wg", params(20000)), b = build("btree-wg-wi-bug", params(20000));
+    ASSERT_EQ(a->rc, 0);
+    ASSERT_EQ(b->rc, 0);
+    auto ca = count(a->p), cb = count(b->p);
+    const uint64_t wg = N(ca, 0, OPK_PBARRIER, SCOPE_BLOCK);
+    EXPECT_GT(wg, 0u);
+    EXPECT_EQ(N(cb, 0, OPK_PBARRIER, SCOPE_BLOCK), 0u);
+    EXPECT_EQ(N(cb, 0, OPK_PBARRIER, SCOPE_WARP), wg);
+    EXPECT_EQ(N(cb, 0, OPK_SYNC, SCOPE_BLOCK) + wg, N(ca, 0, OPK_SYNC, SCOPE_BLOCK));
+    for (int k : { (int)OPK_LD, (int)OPK_ST, (int)OPK_COMPUTE, (int)OPK_REQUIRE })
+        for (uint32_t kk = 0; kk < 2; kk++) EXPECT_EQ(N(ca, kk, k, SCOPE_NONE), N(cb, kk, k, SCOPE_NONE)) << k;
+    EXPECT_EQ(N(ca, 1, OPK_PBARRIER, SCOPE_DEVICE), N(cb, 1, OPK_PBARRIER, SCOPE_DEVICE));
+    EXPECT_GT(N(ca, 1, OPK_REQUIRE, SCOPE_NONE), 0u) << "split-before-parent requirements";
+}

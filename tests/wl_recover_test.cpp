@@ -1,0 +1,231 @@
+// Crash recovery procedures of the workloads (persim_workload::recover, docs/checking.md): from a
+// crash image where a prefix of the program's persists (in a functional execution order, i.e. a
+// strict-persistency crash state, allowed by every model) is durable, the recovery program plus
+// the rest of the work, run by the functional executor, gives a result the workload's
+// verification accepts; and recovery really relies on the persistent state: images that break
+// the order the program asks for (the scoped persistency bugs) are not recovered.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "func_exec.h"
+#include "workload.h"
+
+namespace {
+
+wl_params params(uint64_t size, uint64_t seed = 1)
+{
+    wl_params p;
+    std::memset(&p, 0, sizeof p);
+    p.size = size;
+    p.seed = seed;
+    p.num_sms = 4;
+    p.max_threads_per_block = 1024;
+    p.pm_base = PERSIM_PM_BASE;
+    p.vol_base = PERSIM_VOL_BASE;
+    return p;
+}
+
+struct ImgDel { void operator()(mem_image *m) const { mem_free(m); } };
+using Img = std::unique_ptr<mem_image, ImgDel>;
+
+struct Built {
+    const persim_workload *w = nullptr;
+    persim_prog *p = prog_new();
+    Img init{mem_new()};
+    void *ctx = nullptr;
+    std::vector<uint32_t> persists;   // PM-writing ops in functional execution order
+    ~Built()
+    {
+        if (ctx && w) w->free_ctx(ctx);
+        prog_free(p);
+    }
+};
+
+bool writes_pm(const persim_op *o)
+{
+    if (o->kind == OPK_RELEASE) return o->addr >= PERSIM_PM_BASE;
+    return o->kind == OPK_ST && o->addr + (uint64_t)(o->nlanes - 1) * o->stride + o->elem > PERSIM_PM_BASE;
+}
+
+void collect(void *ctx, const persim_op *o, uint32_t, uint32_t, uint32_t)
+{
+    auto *b = static_cast<Built *>(ctx);
+    if (writes_pm(o)) b->persists.push_back((uint32_t)(o - b->p->ops));
+}
+
+std::unique_ptr<Built> build(const char *name, uint64_t size)
+{
+    auto b = std::make_unique<Built>();
+    b->w = wl_find(name);
+    if (!b->w) return b;
+    wl_params prm = params(size);
+    char err[512] = "";
+    EXPECT_EQ(b->w->build(&prm, b->p, b->init.get(), &b->ctx, err, sizeof err), 0) << err;
+    Img scratch(mem_clone(b->init.get()));
+    EXPECT_EQ(func_exec_cb_run(b->p, scratch.get(), 0, collect, b.get(), err, sizeof err), 0) << err;
+    return b;
+}
+
+// The PM bytes of one store (or release flag) written into img.
+void apply(const persim_prog *p, const persim_op &o, mem_image *img)
+{
+    uint8_t buf[8];
+    if (o.kind == OPK_RELEASE) {
+        for (uint32_t i = 0; i < o.elem; i++) buf[i] = (uint8_t)(o.val >> (8 * i));
+        mem_write(img, o.addr, buf, o.elem);
+        return;
+    }
+    for (uint32_t l = 0; l < o.nlanes; l++) {
+        uint64_t v = op_lane_val(p, &o, l), a = o.addr + (uint64_t)l * o.stride;
+        for (uint32_t i = 0; i < o.elem; i++) buf[i] = (uint8_t)(v >> (8 * i));
+        if (a >= PERSIM_PM_BASE) mem_write(img, a, buf, o.elem);
+    }
+}
+
+// Crash image: the initial image with the first n persists durable.
+Img prefix_image(const Built &b, size_t n)
+{
+    Img img(mem_clone(b.init.get()));
+    for (size_t i = 0; i < n && i < b.persists.size(); i++) apply(b.p, b.p->ops[b.persists[i]], img.get());
+    return img;
+}
+
+// "ok", or what went wrong.
+std::string recover(const Built &b, const mem_image *durable)
+{
+    persim_prog *rp = prog_new();
+    Img img(mem_clone(durable));
+    char err[1024] = "";
+    std::string r = "ok";
+    if (b.w->recover(b.ctx, durable, rp, img.get(), err, sizeof err) != 0) r = std::string("recover: ") + err;
+    else if (func_exec(rp, img.get(), 0, err, sizeof err) != 0) r = std::string("func_exec: ") + err;
+    else if ((b.w->verify_recovered ? b.w->verify_recovered : b.w->verify)(b.ctx, img.get(), err, sizeof err) != 0)
+        r = err;
+    prog_free(rp);
+    return r;
+}
+
+struct Case { const char *name; uint64_t size; };
+const Case kCases[] = { { "gpkvs", 512 }, { "hm", 600 },   { "srad", 64 },
+                        { "reduction", 20000 }, { "mq", 40 }, { "scan", 4096 },
+                        { "reduction-blkscope-bug", 20000 }, { "mq-noorder-bug", 40 } };
+
+class Recover : public ::testing::TestWithParam<Case> {};
+
+std::string case_name(const ::testing::TestParamInfo<Case> &i)
+{
+    std::string s = i.param.name;
+    for (char &c : s)
+        if (c == '-') c = '_';
+    return s;
+}
+
+} // namespace
+
+TEST(RecoverRegistry, EverySbrpWorkloadAndVariantHasARecoveryProcedure)
+{
+    for (const char *n : { "gpkvs", "hm", "srad", "reduction", "mq", "scan" }) {
+        ASSERT_NE(wl_find(n), nullptr) << n;
+        EXPECT_NE(wl_find(n)->recover, nullptr) << n;
+    }
+    size_t n = 0;
+    for (const persim_workload *const *w = wl_variants(); *w; ++w, ++n) {
+        EXPECT_NE((*w)->recover, nullptr) << (*w)->name;
+        EXPECT_EQ(wl_find((*w)->name), *w);
+    }
+    EXPECT_GE(n, 2u);
+    EXPECT_NE(wl_find("reduction-blkscope-bug"), nullptr);
+    EXPECT_NE(wl_find("mq-noorder-bug"), nullptr);
+}
+
+// Every prefix of a strict-persistency execution is a crash state every model allows.
+TEST_P(Recover, FromEveryPrefixOfAStrictExecution)
+{
+    auto b = build(GetParam().name, GetParam().size);
+    ASSERT_NE(b->w, nullptr);
+    ASSERT_GT(b->persists.size(), 10u);
+    const size_t n = b->persists.size(), steps = 24;
+    for (size_t k = 0; k <= steps; k++) {
+        size_t cut = n * k / steps;
+        Img img = prefix_image(*b, cut);
+        EXPECT_EQ(recover(*b, img.get()), "ok") << GetParam().name << ": crash after " << cut << " of " << n
+                                                << " persists";
+    }
+    // right after each of the first persists, and before the last ones
+    for (size_t cut : { (size_t)1, (size_t)2, (size_t)3, n - 3, n - 2, n - 1 }) {
+        Img img = prefix_image(*b, cut);
+        EXPECT_EQ(recover(*b, img.get()), "ok") << GetParam().name << ": crash after " << cut << " persists";
+    }
+}
+
+TEST_P(Recover, AppendsKernelsOnly)
+{
+    auto b = build(GetParam().name, GetParam().size);
+    Img img = prefix_image(*b, b->persists.size() / 2);
+    persim_prog *rp = prog_new();
+    Img run(mem_clone(img.get()));
+    char err[256] = "";
+    ASSERT_EQ(b->w->recover(b->ctx, img.get(), rp, run.get(), err, sizeof err), 0) << err;
+    EXPECT_GE(rp->nkernels, 1u);
+    EXPECT_EQ(prog_validate(rp, err, sizeof err), 0) << err;
+    // recover does not touch the image itself: the program does
+    EXPECT_LT(mem_diff(img.get(), run.get(), PERSIM_PM_BASE, 64ull << 20), 0);
+    prog_free(rp);
+}
+
+INSTANTIATE_TEST_SUITE_P(Wl, Recover, ::testing::ValuesIn(kCases), case_name);
+
+// The reduction's recovery trusts the block sums once the final sum is durable (what the
+// device-scope release guarantees). A crash image where the final sum is durable but a block's
+// tree is not (what the block-scope bug allows) is not recovered.
+TEST(RecoverNegative, ReductionFinalSumWithoutTheBlockSums)
+{
+    auto b = build("reduction-blkscope-bug", 20000);
+    // every persist durable except block 0's (the first persists of the program are block 0's tree)
+    Img img(mem_clone(b->init.get()));
+    uint32_t skipped = 0;
+    for (uint32_t op : b->persists) {
+        const persim_op &o = b->p->ops[op];
+        bool block0_tree = o.kind == OPK_ST && o.addr >= PERSIM_PM_BASE && o.addr < PERSIM_PM_BASE + 4 * 512;
+        bool block0_result = o.kind == OPK_RELEASE && o.scope == SCOPE_BLOCK && o.addr >= PERSIM_PM_BASE;
+        if (block0_tree || (block0_result && skipped == 0)) {
+            skipped++;
+            continue;
+        }
+        apply(b->p, o, img.get());
+    }
+    ASSERT_GT(skipped, 0u);
+    std::string r = recover(*b, img.get());
+    EXPECT_NE(r, "ok");
+    EXPECT_NE(r.find("reduction"), std::string::npos) << r;
+}
+
+// MQ's recovery trusts head/tail when a transaction's completion record is durable; a crash image
+// with the completion record but without the tail update (what the missing ORDER allows) fails.
+TEST(RecoverNegative, MqCompletionRecordWithoutTheTail)
+{
+    auto b = build("mq-noorder-bug", 40);
+    // the first head/tail update (4-byte store) directly followed in its warp by the completion
+    // record (8-byte store), and where they come in the functional order
+    size_t hdr = 0, done = 0;
+    for (uint64_t j = 0; j + 1 < b->p->nops && !done; j++) {
+        const persim_op &o = b->p->ops[j], &n = b->p->ops[j + 1];
+        if (o.kind == OPK_ST && o.elem == 4 && o.nlanes == 1 && o.addr >= PERSIM_PM_BASE && n.kind == OPK_ST &&
+            n.elem == 8)
+            for (size_t i = 0; i < b->persists.size(); i++) {
+                if (b->persists[i] == j) hdr = i;
+                if (b->persists[i] == j + 1) done = i;
+            }
+    }
+    ASSERT_GT(done, hdr);
+    const size_t cut = hdr + 1;
+    Img img = prefix_image(*b, cut - 1);                      // everything before the tail update
+    apply(b->p, b->p->ops[b->persists[done]], img.get());     // and the completion record
+    EXPECT_NE(recover(*b, img.get()), "ok");
+    Img good = prefix_image(*b, done + 1);                    // both: fine
+    EXPECT_EQ(recover(*b, good.get()), "ok");
+}
