@@ -14,39 +14,12 @@
 
 namespace fs = std::filesystem;
 
+#include "cli_util.h"
+
+using namespace cli_util;
+
 namespace {
 
-struct Out {
-    int code;
-    std::string text;   // stdout + stderr
-};
-
-Out sh(const std::string &args)
-{
-    std::string cmd = std::string(PERSIM_BIN) + " " + args + " 2>&1";
-    FILE *p = popen(cmd.c_str(), "r");
-    std::string text;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-    int st = pclose(p);
-    return Out{WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
-}
-
-std::string tmpdir(const std::string &name)
-{
-    fs::path d = fs::temp_directory_path() / ("persim_sweep_" + name + "_" + std::to_string(getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d.string();
-}
-
-std::string write(const std::string &dir, const std::string &name, const std::string &text)
-{
-    std::string p = dir + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-}
 
 std::string slurp(const std::string &path)
 {
