@@ -1,0 +1,30 @@
+# RTL targets (included by the top Makefile). Uses BUILD, JOBS from there.
+#   make area       Yosys synthesis of every preset under "synth" in configs/rtl_presets.json,
+#                   writes results/area/area.csv and results/area/area.md
+#   make coverage   Verilator line/toggle coverage of the co-simulation suite (build in $(BUILD)-cov)
+#   make rtl-lint   verilator --lint-only -Wall on every block and preset
+#   make cosim      only the co-simulation tests (PERSIM_SEED / PERSIM_COSIM_N from the environment)
+.PHONY: area coverage rtl-lint cosim
+
+RTL_JOBS := $(shell j=$(JOBS); [ $$j -gt 2 ] && j=2; echo $$j)
+COV_BUILD ?= $(BUILD)-cov
+PY3 ?= python3
+
+area:
+	@./scripts/install-deps.sh
+	$(PY3) synth/area.py --jobs $(RTL_JOBS) --work $(BUILD)/synth --out results/area
+
+rtl-lint:
+	sh tb/lint.sh .
+
+cosim: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(RTL_JOBS) -R cosim
+
+coverage:
+	@./scripts/install-deps.sh
+	cmake -S . -B $(COV_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERSIM_RTL_COVERAGE=ON
+	cmake --build $(COV_BUILD) -j $(RTL_JOBS) --target sbrp_pb_cosim broi_sched_cosim wpq_gate_cosim nvw_fifo_cosim
+	rm -rf $(COV_BUILD)/coverage && mkdir -p $(COV_BUILD)/coverage
+	PERSIM_COVERAGE_DIR=$(abspath $(COV_BUILD))/coverage \
+	  ctest --test-dir $(COV_BUILD) --output-on-failure -j $(RTL_JOBS) -R cosim
+	$(PY3) tb/coverage_report.py $(COV_BUILD)/coverage --annotate $(COV_BUILD)/coverage/annotated

@@ -1,0 +1,298 @@
+// BROI controller: BROI queues + BLP-aware barrier epoch scheduling (BROI paper IV-D/E).
+// Golden model: cores/broi_sched.c (broi_sched_step). One clock edge = one broi_sched_step call:
+// (1) a schedule step on the registered state (priority keys, one request per ready bank, barrier
+// issue of drained SubReady-SETs), (2) the offered push/barrier on the resulting state.
+// All outputs are registered (they report what happened at the last edge).
+//
+// Entry i (0..LOCAL-1 local, LOCAL..LOCAL+REMOTE-1 remote) holds up to UNITS units {bank, tag}
+// in arrival order; the barrier index registers are the set lengths len0/len1 (nbar = number of
+// barriers pending, at most LBARS / RBARS). Priority key of entry i (eq. 2, in eighths, offset to
+// stay non-negative): 8*BLP((R - R_i) | N_i) + SIGMA*(UNITS - |R_i|); class 2 = starving remote,
+// 1 = local, 0 = remote (eligible only with mc_low); ties go to the lowest entry index.
+module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, bank_ready, mc_low,
+                   result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy);
+    parameter LOCAL  = 8;    // local BROI entries (one per core)
+    parameter REMOTE = 2;    // remote BROI entries (one per RDMA channel), >= 0
+    parameter UNITS  = 8;    // request units per entry, 1..16
+    parameter BANKS  = 8;    // memory banks, power of two, 1..16
+    parameter LBARS  = 2;    // barrier index registers per local entry, 1..2
+    parameter RBARS  = 1;    // per remote entry, 1..2
+    parameter SIGMA  = 4;    // sigma in eighths, 0..15
+    parameter STARVE = 64;   // remote starvation threshold (steps), 1..65535
+    parameter TAG_W  = 4;    // request tag (persist-buffer index) width, 1..8
+
+    localparam T  = LOCAL + REMOTE;
+    localparam EW = (T > 1) ? $clog2(T) : 1;
+    localparam BW = (BANKS > 1) ? $clog2(BANKS) : 1;
+    localparam UW = $clog2(UNITS + 1);
+    localparam SW = $clog2(STARVE + 1);
+    localparam RW = (REMOTE > 0) ? REMOTE : 1;
+
+    input  wire                   clk;
+    input  wire                   rst;           // synchronous, active high
+    input  wire                   in_valid;
+    input  wire                   in_barrier;    // 1: barrier, 0: request
+    input  wire [EW-1:0]          in_entry;
+    input  wire [BW-1:0]          in_bank;
+    input  wire [TAG_W-1:0]       in_tag;
+    input  wire [BANKS-1:0]       bank_ready;
+    input  wire                   mc_low;
+    output reg  [2:0]             result;        // broi_result
+    output reg  [BANKS-1:0]       issue_valid;
+    output reg  [BANKS*EW-1:0]    issue_entry;   // bank b: [b*EW +: EW]
+    output reg  [BANKS*TAG_W-1:0] issue_tag;     // bank b: [b*TAG_W +: TAG_W]
+    output reg  [T-1:0]           barrier;       // entry i issued a barrier
+    output reg  [RW-1:0]          starving;      // remote entry r starving
+    output reg  [15:0]            occupancy;
+
+    // ---- state ----
+    reg [T*UNITS*BW-1:0]    ub;      // unit bank
+    reg [T*UNITS*TAG_W-1:0] ut;      // unit tag
+    reg [T*UW-1:0]          cnt, len0, len1;
+    reg [T*2-1:0]           nbar;
+    reg [T-1:0]             dirty;
+    reg [T*SW-1:0]          stv;     // starvation counters (remote entries)
+
+    // ---- next state / outputs ----
+    reg [T*UNITS*BW-1:0]    n_ub;
+    reg [T*UNITS*TAG_W-1:0] n_ut;
+    reg [T*UW-1:0]          n_cnt, n_len0, n_len1;
+    reg [T*2-1:0]           n_nbar;
+    reg [T-1:0]             n_dirty;
+    reg [T*SW-1:0]          n_stv;
+    reg [2:0]               o_res;
+    reg [BANKS-1:0]         o_valid;
+    reg [BANKS*EW-1:0]      o_entry;
+    reg [BANKS*TAG_W-1:0]   o_tag;
+    reg [T-1:0]             o_bar;
+    reg [RW-1:0]            o_starv;
+
+    // ---- constants at their natural widths ----
+    localparam [31:0] UNITS32 = UNITS, SIGMA32 = SIGMA, STARVE32 = STARVE, T32 = T;
+    localparam [31:0] LB32 = LBARS, RB32 = RBARS;
+    localparam [UW-1:0] UNITS_C  = UNITS32[UW-1:0];
+    localparam [9:0]    SIGMA_C  = SIGMA32[9:0];
+    localparam [SW-1:0] STARVE_C = STARVE32[SW-1:0];
+    localparam [EW:0]   T_C      = T32[EW:0];
+    localparam [1:0]    LB_C     = LB32[1:0], RB_C = RB32[1:0];
+
+    // ---- temporaries ----
+    integer i, j, k, q, b;
+    reg [T*UW-1:0]     e0;                // per entry: |s^0| (end of SubReady-SET)
+    reg [T*BANKS-1:0]  rm, nm;            // bank masks of R_i and N_i
+    reg [T*12-1:0]     fkey;              // per entry: {class, key}
+    reg [T-1:0]        elig;
+    reg [T*UNITS-1:0]  rem;               // unit issued this step
+    reg [BANKS-1:0]    others;
+    reg [UW-1:0]       e0i, e1, cn, l0, l1, p, kk, qq, rmv;
+    reg [1:0]          nb, mb;
+    reg [4:0]          blp;
+    reg [9:0]          key;
+    reg [11:0]         bestkey;
+    reg [EW-1:0]       best, ii;
+    reg [SW-1:0]       sv;
+    reg [UNITS*UW-1:0] pos;
+    reg [UNITS-1:0]    keep;
+    reg [15:0]         occ;
+    reg                found, hit;
+    reg [BW-1:0]       ubk, selb, bb;
+    reg [TAG_W-1:0]    selt;
+
+    always @* begin
+        n_ub = ub; n_ut = ut; n_cnt = cnt; n_len0 = len0; n_len1 = len1; n_nbar = nbar;
+        n_dirty = dirty; n_stv = stv;
+        o_res = 3'd0; o_valid = {BANKS{1'b0}}; o_entry = {(BANKS*EW){1'b0}};
+        o_tag = {(BANKS*TAG_W){1'b0}}; o_bar = {T{1'b0}}; o_starv = {RW{1'b0}}; occ = 16'd0;
+        rm = {(T*BANKS){1'b0}}; nm = {(T*BANKS){1'b0}}; elig = {T{1'b0}}; rem = {(T*UNITS){1'b0}};
+        others = {BANKS{1'b0}}; keep = {UNITS{1'b0}};
+        e0i = {UW{1'b0}}; e1 = {UW{1'b0}}; cn = {UW{1'b0}}; l0 = {UW{1'b0}}; l1 = {UW{1'b0}};
+        p = {UW{1'b0}}; kk = {UW{1'b0}}; qq = {UW{1'b0}}; rmv = {UW{1'b0}};
+        nb = 2'd0; mb = 2'd0; blp = 5'd0; key = 10'd0; bestkey = 12'd0; best = {EW{1'b0}};
+        ii = {EW{1'b0}}; sv = {SW{1'b0}};
+        found = 1'b0; hit = 1'b0; ubk = {BW{1'b0}}; selb = {BW{1'b0}}; bb = {BW{1'b0}};
+        selt = {TAG_W{1'b0}};
+        pos = {(UNITS*UW){1'b0}}; e0 = {(T*UW){1'b0}}; fkey = {(T*12){1'b0}};
+
+        // (i) sets and priority keys on the registered state
+        for (i = 0; i < T; i = i + 1) begin
+            cn = cnt[i*UW +: UW];
+            l0 = len0[i*UW +: UW];
+            l1 = len1[i*UW +: UW];
+            nb = nbar[i*2 +: 2];
+            e0i = (nb != 2'd0) ? l0 : cn;
+            e0[i*UW +: UW] = e0i;
+            e1 = (nb == 2'd2) ? l0 + l1 : cn;
+            for (k = 0; k < UNITS; k = k + 1) begin
+                kk = k[UW-1:0];
+                ubk = ub[(i*UNITS+k)*BW +: BW];
+                for (b = 0; b < BANKS; b = b + 1) begin
+                    bb = b[BW-1:0];
+                    if (ubk == bb) begin
+                        if (kk < e0i) rm[i*BANKS+b] = 1'b1;
+                        if (nb != 2'd0 && kk >= e0i && kk < e1) nm[i*BANKS+b] = 1'b1;
+                    end
+                end
+            end
+        end
+        for (i = 0; i < T; i = i + 1) begin
+            others = {BANKS{1'b0}};
+            for (j = 0; j < T; j = j + 1)
+                if (j != i) others = others | rm[j*BANKS +: BANKS];
+            others = others | nm[i*BANKS +: BANKS];
+            blp = 5'd0;
+            for (b = 0; b < BANKS; b = b + 1)
+                blp = blp + {4'd0, others[b]};
+            // 8*BLP + SIGMA*(UNITS - |R_i|), < 2^10 for the parameter ranges above
+            key = {2'b00, blp, 3'b000} + SIGMA_C * {{(10-UW){1'b0}}, UNITS_C - e0[i*UW +: UW]};
+            sv = stv[i*SW +: SW];
+            if (i < LOCAL) begin
+                fkey[i*12 +: 12] = {2'd1, key};
+                elig[i] = 1'b1;
+            end else if (sv >= STARVE_C) begin
+                fkey[i*12 +: 12] = {2'd2, key};
+                elig[i] = 1'b1;
+            end else begin
+                fkey[i*12 +: 12] = {2'd0, key};
+                elig[i] = mc_low;
+            end
+        end
+
+        // (ii)+(iii) bank-candidate queues: one request per ready bank
+        for (b = 0; b < BANKS; b = b + 1) begin
+            bb = b[BW-1:0];
+            found = 1'b0; best = {EW{1'b0}}; bestkey = 12'd0;
+            for (i = 0; i < T; i = i + 1) begin
+                if (elig[i] && rm[i*BANKS+b] && (!found || fkey[i*12 +: 12] > bestkey)) begin
+                    found = 1'b1; best = i[EW-1:0]; bestkey = fkey[i*12 +: 12];
+                end
+            end
+            if (bank_ready[b] && found) begin
+                o_valid[b] = 1'b1;
+                o_entry[b*EW +: EW] = best;
+                for (i = 0; i < T; i = i + 1) begin
+                    ii = i[EW-1:0];
+                    if (ii == best) begin
+                        hit = 1'b0;
+                        for (k = 0; k < UNITS; k = k + 1) begin
+                            kk = k[UW-1:0];
+                            ubk = ub[(i*UNITS+k)*BW +: BW];
+                            if (!hit && kk < e0[i*UW +: UW] && ubk == bb) begin
+                                hit = 1'b1;
+                                rem[i*UNITS+k] = 1'b1;
+                                o_tag[b*TAG_W +: TAG_W] = ut[(i*UNITS+k)*TAG_W +: TAG_W];
+                            end
+                        end
+                    end
+                end
+            end
+        end
+
+        // compaction, starvation counters, (iv) barrier issue
+        for (i = 0; i < T; i = i + 1) begin
+            cn = cnt[i*UW +: UW];
+            l0 = len0[i*UW +: UW];
+            l1 = len1[i*UW +: UW];
+            nb = nbar[i*2 +: 2];
+            p = {UW{1'b0}};
+            for (k = 0; k < UNITS; k = k + 1) begin
+                kk = k[UW-1:0];
+                keep[k] = (kk < cn) && !rem[i*UNITS+k];
+                pos[k*UW +: UW] = p;
+                if (keep[k]) p = p + 1'b1;
+            end
+            for (q = 0; q < UNITS; q = q + 1) begin
+                qq = q[UW-1:0];
+                selb = {BW{1'b0}}; selt = {TAG_W{1'b0}};
+                for (k = 0; k < UNITS; k = k + 1) begin
+                    if (keep[k] && pos[k*UW +: UW] == qq) begin
+                        selb = ub[(i*UNITS+k)*BW +: BW];
+                        selt = ut[(i*UNITS+k)*TAG_W +: TAG_W];
+                    end
+                end
+                n_ub[(i*UNITS+q)*BW +: BW] = selb;
+                n_ut[(i*UNITS+q)*TAG_W +: TAG_W] = selt;
+            end
+            rmv = cn - p;
+            if (nb != 2'd0) l0 = l0 - rmv;
+            cn = p;
+            if (i >= LOCAL) begin
+                sv = stv[i*SW +: SW];
+                if (rem[i*UNITS +: UNITS] != {UNITS{1'b0}} || e0[i*UW +: UW] == {UW{1'b0}}) sv = {SW{1'b0}};
+                else if (sv < STARVE_C) sv = sv + 1'b1;
+                n_stv[i*SW +: SW] = sv;
+            end
+            if (nb != 2'd0 && l0 == {UW{1'b0}}) begin
+                o_bar[i] = 1'b1;
+                l0 = (nb == 2'd2) ? l1 : {UW{1'b0}};
+                l1 = {UW{1'b0}};
+                nb = nb - 2'd1;
+            end
+            n_cnt[i*UW +: UW] = cn;
+            n_len0[i*UW +: UW] = l0;
+            n_len1[i*UW +: UW] = l1;
+            n_nbar[i*2 +: 2] = nb;
+        end
+
+        // (2) the offered operation
+        if (in_valid) begin
+            if ({1'b0, in_entry} >= T_C) o_res = 3'd4;                  // BROI_BAD
+            for (i = 0; i < T; i = i + 1) begin
+                ii = i[EW-1:0];
+                if (ii == in_entry) begin
+                    cn = n_cnt[i*UW +: UW];
+                    l0 = n_len0[i*UW +: UW];
+                    nb = n_nbar[i*2 +: 2];
+                    mb = (i < LOCAL) ? LB_C : RB_C;
+                    if (!in_barrier) begin
+                        if (cn >= UNITS_C) o_res = 3'd3;                 // BROI_FULL
+                        else begin
+                            for (q = 0; q < UNITS; q = q + 1) begin
+                                qq = q[UW-1:0];
+                                if (qq == cn) begin
+                                    n_ub[(i*UNITS+q)*BW +: BW] = (BANKS > 1) ? in_bank : {BW{1'b0}};
+                                    n_ut[(i*UNITS+q)*TAG_W +: TAG_W] = in_tag;
+                                end
+                            end
+                            n_cnt[i*UW +: UW] = cn + 1'b1;
+                            n_dirty[i] = 1'b1;
+                            o_res = 3'd1;                                // BROI_OK
+                        end
+                    end else begin
+                        if (!n_dirty[i]) o_res = 3'd2;                   // BROI_MERGED
+                        else if (nb >= mb) o_res = 3'd3;                 // BROI_FULL
+                        else begin
+                            if (nb == 2'd0) n_len0[i*UW +: UW] = cn;
+                            else n_len1[i*UW +: UW] = cn - l0;
+                            n_nbar[i*2 +: 2] = nb + 2'd1;
+                            n_dirty[i] = 1'b0;
+                            o_res = 3'd1;
+                        end
+                    end
+                end
+            end
+        end
+
+        // status after the edge
+        for (i = 0; i < T; i = i + 1)
+            occ = occ + {{(16-UW){1'b0}}, n_cnt[i*UW +: UW]};
+        for (i = LOCAL; i < T; i = i + 1)
+            if (n_stv[i*SW +: SW] >= STARVE_C) o_starv[i-LOCAL] = 1'b1;
+    end
+
+
+    always @(posedge clk) begin
+        if (rst) begin
+            ub <= {(T*UNITS*BW){1'b0}}; ut <= {(T*UNITS*TAG_W){1'b0}};
+            cnt <= {(T*UW){1'b0}}; len0 <= {(T*UW){1'b0}}; len1 <= {(T*UW){1'b0}};
+            nbar <= {(T*2){1'b0}}; dirty <= {T{1'b0}}; stv <= {(T*SW){1'b0}};
+            result <= 3'd0; issue_valid <= {BANKS{1'b0}}; issue_entry <= {(BANKS*EW){1'b0}};
+            issue_tag <= {(BANKS*TAG_W){1'b0}}; barrier <= {T{1'b0}}; starving <= {RW{1'b0}};
+            occupancy <= 16'd0;
+        end else begin
+            ub <= n_ub; ut <= n_ut; cnt <= n_cnt; len0 <= n_len0; len1 <= n_len1;
+            nbar <= n_nbar; dirty <= n_dirty; stv <= n_stv;
+            result <= o_res; issue_valid <= o_valid; issue_entry <= o_entry; issue_tag <= o_tag;
+            barrier <= o_bar; starving <= o_starv; occupancy <= occ;
+        end
+    end
+endmodule

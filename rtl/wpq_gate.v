@@ -1,0 +1,339 @@
+// LightWSP gated write-pending queue of one memory controller (LightWSP IV-B/D/F/H).
+// Golden model: cores/wpq_gate.c (wpq_gate_step). One clock edge = one wpq_gate_step call:
+// (0) power_fail latches, (1) incoming bdry-ACK / flush-ACK, (2) incoming boundary (bdry-ACK out),
+// (3) load CAM search, (4) one drain if drain_ready (oldest entry of the flush-ID region when it
+// is persisted or in overflow mode; else an overflow bypass of the offered store), (5) flush done
+// (flush-ACK out), (6) commit (flush ID + 1), (7) the offered store, (8) deadlock check,
+// (9) power-failure idle timer / discard. All outputs are registered.
+//
+// Queue: ENTRIES x {region ID, word address, data} in arrival order (collapsing FIFO: one removal
+// anywhere + one append per cycle). Region window of REGIONS slots from the flush ID:
+// boundary-received bit, bdry-ACK and flush-ACK counters (4 bits, MCS <= 16).
+`define WPQ_Z32(x, w) {{(32-(w)){1'b0}}, x}
+module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
+                 bdry_valid, bdry_region, back_valid, back_region, fack_valid, fack_region,
+                 drain_ready, ld_valid, ld_line, power_fail,
+                 push_result, drain_valid, drain_undo, drain_region, drain_addr, drain_data,
+                 bdry_ack_valid, bdry_ack_region, fack_out_valid, fack_out_region,
+                 commit_valid, commit_region, ld_hit, pf_done_pulse, discarded, undo_restore,
+                 flush_id, count, bdry_bit, overflow, pf, pf_done, err);
+    parameter ENTRIES    = 64;   // 1..4095
+    parameter MCS        = 2;    // memory controllers, 1..16
+    parameter REGIONS    = 8;    // region window, power of two, <= 2^RID_W, <= 64
+    parameter RID_W      = 16;   // region ID / flush ID width, 1..16
+    parameter ADDR_W     = 32;   // word (8 B) address width
+    parameter DATA_W     = 64;
+    parameter LINE_WORDS = 8;    // words per line (load CAM), power of two, < 2^(ADDR_W-1)
+    parameter PF_WAIT    = 16;   // power failure: idle cycles before discarding, 1..65535
+
+    localparam CW  = $clog2(ENTRIES + 1);
+    localparam SLW = (REGIONS > 1) ? $clog2(REGIONS) : 1;
+    localparam LS  = $clog2(LINE_WORDS);
+    localparam LW  = ADDR_W - LS;
+
+    input  wire              clk;
+    input  wire              rst;              // synchronous, active high
+    input  wire              push_valid;
+    input  wire [RID_W-1:0]  push_region;
+    input  wire [ADDR_W-1:0] push_addr;
+    input  wire [DATA_W-1:0] push_data;
+    input  wire              bdry_valid;       // boundary (region ID broadcast) received
+    input  wire [RID_W-1:0]  bdry_region;
+    input  wire              back_valid;       // bdry-ACK from another MC
+    input  wire [RID_W-1:0]  back_region;
+    input  wire              fack_valid;       // flush-ACK from another MC
+    input  wire [RID_W-1:0]  fack_region;
+    input  wire              drain_ready;      // PM accepts one write
+    input  wire              ld_valid;         // load CAM search
+    input  wire [LW-1:0]     ld_line;
+    input  wire              power_fail;
+    output reg  [2:0]        push_result;      // wpq_result
+    output reg               drain_valid;
+    output reg               drain_undo;       // write is undo-logged (overflow mode)
+    output reg  [RID_W-1:0]  drain_region;
+    output reg  [ADDR_W-1:0] drain_addr;
+    output reg  [DATA_W-1:0] drain_data;
+    output reg               bdry_ack_valid;   // send a bdry-ACK to the other MCs
+    output reg  [RID_W-1:0]  bdry_ack_region;
+    output reg               fack_out_valid;   // send a flush-ACK to the other MCs
+    output reg  [RID_W-1:0]  fack_out_region;
+    output reg               commit_valid;     // region committed (flush ID incremented)
+    output reg  [RID_W-1:0]  commit_region;
+    output reg               ld_hit;
+    output reg               pf_done_pulse;    // power-failure sequence finished at this edge
+    output reg  [15:0]       discarded;        // entries discarded then
+    output reg               undo_restore;     // undo log must be applied
+    output reg  [RID_W-1:0]  flush_id;         // status after the edge
+    output reg  [15:0]       count;
+    output reg               bdry_bit;
+    output reg               overflow;
+    output reg               pf;
+    output reg               pf_done;
+    output reg               err;
+
+    localparam QW = RID_W + ADDR_W + DATA_W;     // entry = {region, addr, data}
+
+    // ---- state ----
+    reg [ENTRIES*QW-1:0]     q;
+    reg [CW-1:0]             cnt;
+    reg [RID_W-1:0]          fid;
+    reg [REGIONS-1:0]        wb;               // boundary received
+    reg [REGIONS*4-1:0]      wba, wfa;         // bdry-ACKs, flush-ACKs from others
+    reg                      fsent, ovf, undo, pfl, pfd, er;
+    reg [15:0]               pft;
+
+    // ---- next state ----
+    wire [ENTRIES*QW-1:0]    n_q;
+    reg                      push_do;         // append the offered store at index app
+    reg [CW-1:0]             app;
+    reg [RID_W-1:0]          n_fid;
+    reg [REGIONS-1:0]        n_wb;
+    reg [REGIONS*4-1:0]      n_wba, n_wfa;
+    reg                      n_fsent, n_ovf, n_undo, n_pf, n_pfd, n_er;
+    reg [15:0]               n_pft;
+    reg [2:0]                o_res;
+    reg                      o_dv, o_du, o_bav, o_fav, o_cv, o_hit, o_pfp, o_ur;
+    reg [RID_W-1:0]          o_dr, o_bar, o_far, o_cr;
+    reg [ADDR_W-1:0]         o_da;
+    reg [DATA_W-1:0]         o_dd;
+    reg [31:0]               o_disc;
+
+    // ---- temporaries ----
+    integer s;
+    reg [31:0]        c32, sf32, t32, pft32;
+    reg [RID_W-1:0]   d;
+    reg [3:0]         a4;
+    reg               progress, consumed, pers, has_f, has_f_post, can_drain, drained;
+
+    // ---- queue datapath, per entry ----
+    // qv: entry holds a store; match: ... of the flush-ID region; first: the oldest match;
+    // seen: a match at or before the entry (entries that move down when the oldest match drains);
+    // hitv: load CAM hit; sel: the oldest match's contents.
+    wire [ENTRIES-1:0] qv, match, hitv;
+    reg  [ENTRIES-1:0] first, seen;
+    reg  [QW-1:0]      sel;
+    reg                sn;
+    integer            j;
+    always @* begin
+        sn = 1'b0; sel = {QW{1'b0}};
+        for (j = 0; j < ENTRIES; j = j + 1) begin
+            first[j] = match[j] && !sn;
+            if (first[j]) sel = q[j*QW +: QW];
+            sn = sn || match[j];
+            seen[j] = sn;
+        end
+    end
+    genvar g;
+    generate
+        for (g = 0; g < ENTRIES; g = g + 1) begin : g_q
+            localparam [31:0] G32 = g;
+            wire [QW-1:0] cur = q[g*QW +: QW];
+            wire [QW-1:0] nxt;
+            assign qv[g]    = G32[CW-1:0] < cnt;
+            assign match[g] = qv[g] && cur[QW-1 -: RID_W] == fid;
+            assign hitv[g]  = qv[g] && cur[DATA_W + LS +: LW] == ld_line;
+            if (g + 1 < ENTRIES) begin : g_nxt
+                assign nxt = q[(g+1)*QW +: QW];
+            end else begin : g_last
+                assign nxt = {QW{1'b0}};
+            end
+            assign n_q[g*QW +: QW] = (push_do && app == G32[CW-1:0]) ? {push_region, push_addr, push_data} :
+                                     (drained && seen[g]) ? nxt : cur;
+        end
+    endgenerate
+
+    // persisted(region slot) on the next-state window
+    function pers_of;
+        input [REGIONS-1:0]   b;
+        input [REGIONS*4-1:0] a;
+        input [31:0]          slot;
+        integer k;
+        begin
+            pers_of = 1'b0;
+            for (k = 0; k < REGIONS; k = k + 1)
+                if (k == slot) pers_of = b[k] && (`WPQ_Z32(a[k*4 +: 4], 4) + 1 >= MCS);
+        end
+    endfunction
+
+    // window slot of a region ID
+    function [31:0] slot_of;
+        input [RID_W-1:0] r;
+        begin
+            slot_of = `WPQ_Z32(r, RID_W) & (REGIONS - 1);
+        end
+    endfunction
+
+    always @* begin
+        push_do = 1'b0; app = {CW{1'b0}}; n_fid = fid; n_wb = wb; n_wba = wba; n_wfa = wfa;
+        n_fsent = fsent; n_ovf = ovf; n_undo = undo; n_pf = pfl; n_pfd = pfd; n_er = er; n_pft = pft;
+        o_res = 3'd0; o_dv = 1'b0; o_du = 1'b0; o_bav = 1'b0; o_fav = 1'b0; o_cv = 1'b0;
+        o_hit = 1'b0; o_pfp = 1'b0; o_ur = 1'b0;
+        o_dr = {RID_W{1'b0}}; o_bar = {RID_W{1'b0}}; o_far = {RID_W{1'b0}}; o_cr = {RID_W{1'b0}};
+        o_da = {ADDR_W{1'b0}}; o_dd = {DATA_W{1'b0}}; o_disc = 32'd0;
+        c32 = `WPQ_Z32(cnt, CW); sf32 = 32'd0; t32 = 32'd0; pft32 = 32'd0;
+        d = {RID_W{1'b0}}; a4 = 4'd0;
+        progress = 1'b0; consumed = 1'b0; pers = 1'b0; has_f = 1'b0; has_f_post = 1'b0;
+        can_drain = 1'b0; drained = 1'b0;
+
+        if (!pfd) begin
+            // (0) power failure
+            if (power_fail) n_pf = 1'b1;
+            // (1) ACKs from the other controllers
+            if (back_valid) begin
+                progress = 1'b1;
+                d = back_region - fid;
+                if (`WPQ_Z32(d, RID_W) < REGIONS) begin
+                    for (s = 0; s < REGIONS; s = s + 1)
+                        if (s == slot_of(back_region)) begin
+                            a4 = n_wba[s*4 +: 4];
+                            if (a4 != 4'hF) n_wba[s*4 +: 4] = a4 + 4'd1;
+                        end
+                end else n_er = 1'b1;
+            end
+            if (fack_valid) begin
+                progress = 1'b1;
+                d = fack_region - fid;
+                if (`WPQ_Z32(d, RID_W) < REGIONS) begin
+                    for (s = 0; s < REGIONS; s = s + 1)
+                        if (s == slot_of(fack_region)) begin
+                            a4 = n_wfa[s*4 +: 4];
+                            if (a4 != 4'hF) n_wfa[s*4 +: 4] = a4 + 4'd1;
+                        end
+                end else n_er = 1'b1;
+            end
+            // (2) boundary
+            if (bdry_valid) begin
+                progress = 1'b1;
+                d = bdry_region - fid;
+                if (`WPQ_Z32(d, RID_W) < REGIONS) begin
+                    for (s = 0; s < REGIONS; s = s + 1)
+                        if (s == slot_of(bdry_region)) n_wb[s] = 1'b1;
+                    o_bav = 1'b1;
+                    o_bar = bdry_region;
+                end else n_er = 1'b1;
+            end
+            // (3) load CAM search
+            if (ld_valid) o_hit = |hitv;
+            // (4) drain
+            sf32 = slot_of(fid);
+            pers = pers_of(n_wb, n_wba, sf32);
+            has_f = |match;
+            can_drain = pers && has_f;
+            if (drain_ready) begin
+                if ((pers || (ovf && !n_pf)) && has_f) begin
+                    {o_dr, o_da, o_dd} = sel;
+                    o_dv = 1'b1; o_du = !pers;
+                    if (!pers) n_undo = 1'b1;
+                    drained = 1'b1;
+                    progress = 1'b1;
+                end else if (push_valid && ovf && !n_pf && !fsent && push_region == fid &&
+                             c32 == ENTRIES) begin
+                    o_dv = 1'b1; o_du = !pers;
+                    o_da = push_addr; o_dd = push_data; o_dr = push_region;
+                    if (!pers) n_undo = 1'b1;
+                    o_res = 3'd5;                                   // WPQ_BYPASS
+                    consumed = 1'b1;
+                    progress = 1'b1;
+                end
+            end
+            // the drained entry collapses out of the queue (datapath above)
+            if (drained) begin
+                has_f_post = |(match & ~first);
+                c32 = c32 - 1;
+            end else begin
+                has_f_post = has_f;
+            end
+            // (5) flush done -> flush-ACK
+            if (!fsent && pers && !has_f_post) begin
+                n_fsent = 1'b1;
+                o_fav = 1'b1; o_far = fid;
+                progress = 1'b1;
+            end
+            // (6) commit
+            for (s = 0; s < REGIONS; s = s + 1)
+                if (s == sf32) t32 = `WPQ_Z32(n_wfa[s*4 +: 4], 4);
+            if (n_fsent && t32 + 1 >= MCS) begin
+                for (s = 0; s < REGIONS; s = s + 1)
+                    if (s == sf32) begin
+                        n_wb[s] = 1'b0; n_wba[s*4 +: 4] = 4'd0; n_wfa[s*4 +: 4] = 4'd0;
+                    end
+                n_fid = fid + 1'b1;
+                n_fsent = 1'b0; n_ovf = 1'b0; n_undo = 1'b0;
+                o_cv = 1'b1; o_cr = fid;
+                progress = 1'b1;
+            end
+            // (7) the offered store
+            if (push_valid && !consumed) begin
+                sf32 = slot_of(n_fid);
+                if (n_pf) o_res = 3'd4;                                      // WPQ_OFF
+                else if ((n_fsent && push_region == n_fid) ||
+                         (n_ovf && !n_wb[sf32[SLW-1:0]] && push_region != n_fid))
+                    o_res = 3'd3;                                            // WPQ_DECLINED
+                else if (c32 >= ENTRIES) o_res = 3'd2;                       // WPQ_FULL
+                else begin
+                    push_do = 1'b1;
+                    app = c32[CW-1:0];
+                    c32 = c32 + 1;
+                    o_res = 3'd1;                                            // WPQ_OK
+                end
+            end
+            // (8) deadlock detection: full queue, no boundary of the flush-ID region
+            sf32 = slot_of(n_fid);
+            if (!n_ovf && !n_pf && c32 == ENTRIES && !n_wb[sf32[SLW-1:0]]) n_ovf = 1'b1;
+            // (9) power-failure timer
+            if (n_pf) begin
+                pft32 = `WPQ_Z32(pft, 16);
+                if (progress || can_drain) pft32 = 32'd0;
+                else pft32 = pft32 + 1;
+                if (pft32 >= PF_WAIT) begin
+                    o_disc = c32;
+                    o_ur = n_undo && !pers_of(n_wb, n_wba, sf32);
+                    c32 = 32'd0;
+                    n_pfd = 1'b1;
+                    o_pfp = 1'b1;
+                end
+                n_pft = pft32[15:0];
+            end
+        end else if (push_valid) begin
+            o_res = 3'd4;
+        end
+    end
+
+    wire unused_ok = &{1'b0, o_disc[31:16], 1'b0};
+
+    // queue storage: no reset needed (entries at or above cnt are never read)
+    always @(posedge clk) begin
+        q <= n_q;
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            cnt <= {CW{1'b0}}; fid <= {RID_W{1'b0}}; wb <= {REGIONS{1'b0}};
+            wba <= {(REGIONS*4){1'b0}}; wfa <= {(REGIONS*4){1'b0}};
+            fsent <= 1'b0; ovf <= 1'b0; undo <= 1'b0; pfl <= 1'b0; pfd <= 1'b0; er <= 1'b0; pft <= 16'd0;
+            push_result <= 3'd0; drain_valid <= 1'b0; drain_undo <= 1'b0; drain_region <= {RID_W{1'b0}};
+            drain_addr <= {ADDR_W{1'b0}}; drain_data <= {DATA_W{1'b0}};
+            bdry_ack_valid <= 1'b0; bdry_ack_region <= {RID_W{1'b0}};
+            fack_out_valid <= 1'b0; fack_out_region <= {RID_W{1'b0}};
+            commit_valid <= 1'b0; commit_region <= {RID_W{1'b0}}; ld_hit <= 1'b0;
+            pf_done_pulse <= 1'b0; discarded <= 16'd0; undo_restore <= 1'b0;
+            flush_id <= {RID_W{1'b0}}; count <= 16'd0; bdry_bit <= 1'b0; overflow <= 1'b0;
+            pf <= 1'b0; pf_done <= 1'b0; err <= 1'b0;
+        end else begin
+            cnt <= c32[CW-1:0]; fid <= n_fid;
+            wb <= n_wb; wba <= n_wba; wfa <= n_wfa;
+            fsent <= n_fsent; ovf <= n_ovf; undo <= n_undo; pfl <= n_pf; pfd <= n_pfd; er <= n_er;
+            pft <= n_pft;
+            push_result <= o_res; drain_valid <= o_dv; drain_undo <= o_du; drain_region <= o_dr;
+            drain_addr <= o_da; drain_data <= o_dd;
+            bdry_ack_valid <= o_bav; bdry_ack_region <= o_bar;
+            fack_out_valid <= o_fav; fack_out_region <= o_far;
+            commit_valid <= o_cv; commit_region <= o_cr; ld_hit <= o_hit;
+            pf_done_pulse <= o_pfp; discarded <= o_disc[15:0]; undo_restore <= o_ur;
+            flush_id <= n_fid; count <= c32[15:0];
+            bdry_bit <= n_wb[slot_of(n_fid)];
+            overflow <= n_ovf; pf <= n_pf; pf_done <= n_pfd; err <= n_er;
+        end
+    end
+endmodule
+`undef WPQ_Z32

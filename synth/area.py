@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Synthesizes the RTL blocks with Yosys at the parameter points listed under "synth" in
+configs/rtl_presets.json, mapped to the OSU 0.18 um standard cells of Debian's qflow-tech-osu018,
+and writes results/area/area.csv and results/area/area.md.
+
+  area.py [--out DIR] [--work DIR] [--jobs N] [--only PRESET ...]
+  area.py --smoke [--work DIR]     one small synthesis (the ctest smoke test): exit 0 if sane
+
+Scaling: area(node) = area(180 nm) * (node / 180)^2 (ideal constant-field scaling of a layout);
+gate equivalents (GE) = area / area(NAND2X1) of the same library, comparable across nodes.
+"""
+import argparse
+import concurrent.futures as cf
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+LIB = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
+sys.path.insert(0, HERE)
+import rtl_presets  # noqa: E402
+
+# Figures the papers report, for the side-by-side table.
+PAPER = {
+    "broi_sched": "BROI controller logic 247 um^2 at 65 nm (Synopsys DC, commercial 65 nm library); "
+                  "queues 32 B per core + 4 B remote, barrier index registers 2x3 bit (Table II)",
+    "nvw_fifo": "NVW-FIFO (SRAM circular buffer, FabMem, 45 nm): L1 16 x 8 B = 2535.24 um^2, "
+                "L2 64 x 8 B = 9133.83 um^2",
+    "sbrp_pb": "~2 KB storage per SM: PB 44 bit/entry (half as many entries as L1 lines), "
+               "9 bit per L1 line, 96 bit ODM/EDM/FSM, 8 bit ACTR",
+    "wpq_gate": "2 B per memory controller (flush ID); WPQ itself (64 x 8 B) exists in the iMC; "
+                "region ID carried in unused address bits",
+}
+PAPER_UM2 = {("nvw_fifo", "nvw_l1"): (2535.24, 45), ("nvw_fifo", "nvw_l2"): (9133.83, 45),
+             ("broi_sched", "broi_table2"): (247.0, 65)}
+
+
+def clog2(x):
+    return max(0, math.ceil(math.log2(x))) if x > 1 else 0
+
+
+def storage_bits(block, p):
+    """Architectural state bits of the block (what the papers count as storage)."""
+    if block == "nvw_fifo":
+        return p["ENTRIES"] * (p["PAYLOAD_W"] + 1)
+    if block == "broi_sched":
+        t = p["LOCAL"] + p["REMOTE"]
+        bw = max(1, clog2(p["BANKS"]))
+        uw = clog2(p["UNITS"] + 1)
+        return t * p["UNITS"] * (bw + p["TAG_W"]) + t * (3 * uw + 2 + 1) + p["REMOTE"] * clog2(p["STARVE"] + 1)
+    if block == "wpq_gate":
+        return p["ENTRIES"] * (p["ADDR_W"] + p["DATA_W"] + p["RID_W"]) + p["RID_W"] + p["REGIONS"] * 9
+    if block == "sbrp_pb":
+        sw = max(1, clog2(p["ENTRIES"]))
+        w = p["WARPS"]
+        # per slot: valid, type, line, warp mask, prev valid + prev slot; ODM, EDM = pending|cur|old
+        # (4 masks), FSM[2], FWM[2], full-waiters; ACTR[2] x 16; EDM target slot per warp;
+        # head, tail, used, count; last ordering slot; P and flip request
+        return (p["ENTRIES"] * (1 + 3 + max(1, clog2(p["LINES"])) + w + 1 + sw) + 10 * w + 32 + w * sw
+                + 4 * sw + 2 + sw + 1 + 2)
+    return 0
+
+
+def lib_areas():
+    areas, cur = {}, None
+    with open(LIB) as f:
+        for line in f:
+            m = re.match(r"\s*cell\s*\(\s*(\w+)\s*\)", line)
+            if m:
+                cur = m.group(1)
+                continue
+            m = re.match(r"\s*area\s*:\s*([\d.]+)", line)
+            if m and cur and cur not in areas:
+                areas[cur] = float(m.group(1))
+    return areas
+
+
+def synth_point(block, preset, work):
+    os.makedirs(work, exist_ok=True)
+    out = os.path.join(work, preset)
+    with open(os.path.join(HERE, "synth.ys.in")) as f:
+        tmpl = f.read()
+    d = rtl_presets.load()
+    p = d["presets"][preset]
+    sets = " ".join(f"-set {k} {int(v)}" for k, v in p["params"].items())
+    ys = (tmpl.replace("@RTL@", os.path.join(ROOT, "rtl", block + ".v"))
+              .replace("@CHPARAM@", f"chparam {sets} {block}")
+              .replace("@TOP@", block).replace("@LIB@", LIB).replace("@OUT@", out))
+    rtl = os.path.join(ROOT, "rtl", block + ".v")
+    # reuse a previous result if the script is unchanged and newer than the RTL and the liberty
+    fresh = (os.path.exists(out + ".ys") and os.path.exists(out + ".stat.txt") and
+             open(out + ".ys").read() == ys and
+             os.path.getmtime(out + ".stat.txt") > max(os.path.getmtime(rtl), os.path.getmtime(LIB)))
+    secs = 0.0
+    if fresh and os.path.exists(out + ".secs"):
+        secs = float(open(out + ".secs").read())
+    if not fresh:
+        with open(out + ".ys", "w") as f:
+            f.write(ys)
+        t0 = time.time()
+        with open(out + ".log", "w") as log:
+            r = subprocess.run(["yosys", "-q", "-s", out + ".ys"], stdout=log, stderr=subprocess.STDOUT)
+        secs = time.time() - t0
+        if r.returncode != 0:
+            raise RuntimeError(f"yosys failed for {preset}, see {out}.log")
+        with open(out + ".secs", "w") as f:
+            f.write(f"{secs:.1f}\n")
+    with open(out + ".stat.txt") as f:
+        m = re.search(r"Chip area for module .*?:\s*([\d.]+)", f.read())
+    area = float(m.group(1)) if m else 0.0
+    with open(out + ".stat.json") as f:
+        js = json.load(f)
+    mod = js["modules"]["\\" + block]
+    return {"block": block, "preset": preset, "params": p["params"], "cells": mod["num_cells"],
+            "by_type": mod["num_cells_by_type"], "area": area, "secs": secs}
+
+
+def summarize(res, areas):
+    nand = areas["NAND2X1"]
+    flops = sum(n for c, n in res["by_type"].items() if c.startswith("DFF") or c == "LATCH")
+    flop_area = sum(n * areas.get(c, 0.0) for c, n in res["by_type"].items()
+                    if c.startswith("DFF") or c == "LATCH")
+    a = res["area"]
+    row = {
+        "block": res["block"], "preset": res["preset"],
+        "params": " ".join(f"{k}={v}" for k, v in res["params"].items()),
+        "cells": res["cells"], "flip_flops": flops,
+        "storage_bits": storage_bits(res["block"], res["params"]),
+        "area_um2_180nm": round(a, 1), "logic_um2_180nm": round(a - flop_area, 1),
+        "gate_equivalents": round(a / nand, 1),
+        "area_um2_65nm": round(a * (65 / 180) ** 2, 1), "area_um2_45nm": round(a * (45 / 180) ** 2, 1),
+        "synth_seconds": round(res["secs"], 1),
+    }
+    return row
+
+
+def comparison(rows):
+    """One sentence per paper figure: ours vs theirs."""
+    by = {(r["block"], r["preset"]): r for r in rows}
+    out = []
+    r = by.get(("broi_sched", "broi_table2"))
+    if r:
+        logic65 = r["logic_um2_180nm"] * (65 / 180) ** 2
+        bp = dict(kv.split("=") for kv in r["params"].split())
+        nent = int(bp["LOCAL"]) + int(bp["REMOTE"])
+        out.append(f"| BROI controller (broi_table2) | 247 um^2 control logic at 65 nm | "
+                   f"{r['area_um2_65nm']:.0f} um^2 total, {logic65:.0f} um^2 without flip-flops (scaled) | "
+                   f"Ours is {logic65 / 247:.0f}x larger even without storage: it evaluates eq. 2 for all "
+                   f"{nent} entries and picks one request per bank among them in a single cycle "
+                   f"(~{r['logic_um2_180nm'] / lib_areas()['NAND2X1']:.0f} GE of logic). 247 um^2 is only "
+                   f"~200 NAND2 gates at 65 nm, too few for even the per-bank key comparators, so the paper's "
+                   f"Design Compiler figure can cover only part of the control logic; ideally scaled OSU "
+                   f"0.18 um cells also overstate area against a commercial 65 nm library. |")
+    for pre, (um2, node) in (("nvw_l1", PAPER_UM2[("nvw_fifo", "nvw_l1")]), ("nvw_l2", PAPER_UM2[("nvw_fifo", "nvw_l2")])):
+        r = by.get(("nvw_fifo", pre))
+        if r:
+            ours = r["area_um2_45nm"]
+            out.append(f"| NVW-FIFO {pre} | {um2:.0f} um^2 at {node} nm (SRAM, FabMem) | {ours:.0f} um^2 "
+                       f"(flip-flops, scaled) | {ours / um2:.1f}x: ours stores {r['storage_bits']} bits in "
+                       f"standard-cell flip-flops with a read mux, the paper's is an SRAM macro estimate. |")
+    r = by.get(("sbrp_pb", "sbrp_table1"))
+    if r:
+        bp = dict(kv.split("=") for kv in r["params"].split())
+        ent, warps, lines = int(bp["ENTRIES"]), int(bp["WARPS"]), int(bp["LINES"])
+        paper_pb = ent * 44 / 8
+        per_line = lines * 9 / 8
+        out.append(f"| SBRP PB (sbrp_table1) | ~2 KB storage per SM ({ent} x 44 bit PB = {paper_pb:.0f} B, "
+                   f"{lines} x 9 bit per L1 line = {per_line:.0f} B, 96 bit masks, 8 bit ACTR) | "
+                   f"{r['storage_bits'] / 8:.0f} B of PB state ({r['flip_flops']} flip-flops incl. output "
+                   f"registers), {r['area_um2_65nm'] / 1e6:.2f} mm^2 at 65 nm | Same order: per entry we keep "
+                   f"{1 + 3 + max(1, clog2(lines)) + warps + 1 + max(1, clog2(ent))} bits (valid and the prev "
+                   f"pointer replace the paper's sequence-free FIFO), plus the two-phase ACTR/FSM/EDM masks of "
+                   f"persim's liveness fix; the 9 bits per L1 line live in the L1 tags, not in this block "
+                   f"(with them: {(r['storage_bits'] / 8 + per_line) / 1024:.1f} KB). The paper gives no area. |")
+    r = by.get(("wpq_gate", "lightwsp_table1"))
+    if r:
+        p = dict(kv.split("=") for kv in r["params"].split())
+        extra = int(p["RID_W"]) + int(p["REGIONS"]) * 9
+        tags = int(p["ENTRIES"]) * int(p["RID_W"])
+        out.append(f"| LightWSP WPQ gate (lightwsp_table1) | 2 B per controller (flush ID) | "
+                   f"{extra / 8:.1f} B of LightWSP state besides the queue (flush ID + region window), "
+                   f"{tags / 8:.0f} B of region tags | Differs: we track boundaries/ACKs of a window of "
+                   f"{p['REGIONS']} regions in registers and store a {p['RID_W']}-bit region tag per entry; "
+                   f"the paper counts only the flush ID and keeps the tag in unused address bits. "
+                   f"The whole block ({r['gate_equivalents']:.0f} GE) includes the 64 x 8 B WPQ itself. |")
+    return out
+
+
+def write_tables(rows, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    cols = ["block", "preset", "params", "cells", "flip_flops", "storage_bits", "area_um2_180nm",
+            "logic_um2_180nm", "gate_equivalents", "area_um2_65nm", "area_um2_45nm", "synth_seconds"]
+    with open(os.path.join(outdir, "area.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    md = ["# RTL area (Yosys 0.23, OSU 0.18 um standard cells)", "",
+          "Generated by `make area` (synth/area.py) from configs/rtl_presets.json; do not edit.", "",
+          "- Flow per point: `read_verilog -defer`, `chparam` (preset), `synth -flatten`, "
+          "`dfflibmap -liberty`, `abc -liberty`, `stat -liberty` with "
+          "/usr/share/qflow/tech/osu018/osu018_stdcells.lib (qflow-tech-osu018).",
+          f"- Gate equivalents = area / area(NAND2X1) = area / {lib_areas()['NAND2X1']:.0f} um^2.",
+          "- Scaling rule: area(node) = area(180 nm) x (node / 180)^2, i.e. x0.1304 at 65 nm and x0.0625 "
+          "at 45 nm (ideal shrink; real libraries at those nodes are usually somewhat less dense than ideal "
+          "for flip-flops, and this library has no SRAM macros, so every storage bit is a flip-flop).",
+          "- storage_bits: architectural state of the block from its parameters; flip_flops also counts "
+          "registered outputs and control state (Yosys merges duplicates).", "",
+          "| block | preset | parameters | cells | flip-flops | storage bits | um^2 @180nm | "
+          "logic um^2 @180nm | GE | um^2 @65nm | um^2 @45nm |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        md.append(f"| {r['block']} | {r['preset']} | {r['params']} | {r['cells']} | {r['flip_flops']} | "
+                  f"{r['storage_bits']} | {r['area_um2_180nm']:.0f} | {r['logic_um2_180nm']:.0f} | "
+                  f"{r['gate_equivalents']:.0f} | {r['area_um2_65nm']:.0f} | {r['area_um2_45nm']:.0f} |")
+    md += ["", "## Against the papers", "",
+           "| block | paper | persim RTL | note |", "|---|---|---|---|"]
+    md += comparison(rows)
+    md += ["", "Paper sources: " + "; ".join(f"{k}: {v}" for k, v in PAPER.items()) + "."]
+    with open(os.path.join(outdir, "area.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(ROOT, "results", "area"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "synth"))
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--smoke", action="store_true")
+    a = ap.parse_args()
+    d = rtl_presets.load()
+    areas = lib_areas()
+    if a.smoke:
+        pre = d["smoke"]
+        blk = d["presets"][pre]["block"]
+        res = synth_point(blk, pre, a.work)
+        row = summarize(res, areas)
+        print(json.dumps(row))
+        ok = row["cells"] > 0 and row["area_um2_180nm"] > 0 and row["flip_flops"] >= row["storage_bits"]
+        print("synth smoke:", "ok" if ok else "FAILED (flip-flops fewer than storage bits or empty netlist)")
+        return 0 if ok else 1
+    points = [(blk, pre) for blk, names in d["synth"].items() for pre in names
+              if os.path.exists(os.path.join(ROOT, "rtl", blk + ".v")) and (not a.only or pre in a.only)]
+    rows = {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        futs = {ex.submit(synth_point, blk, pre, a.work): (blk, pre) for blk, pre in points}
+        for fu in cf.as_completed(futs):
+            res = fu.result()
+            rows[futs[fu]] = summarize(res, areas)
+            r = rows[futs[fu]]
+            print(f"area: {r['block']:10s} {r['preset']:16s} cells={r['cells']:7d} ff={r['flip_flops']:6d} "
+                  f"area={r['area_um2_180nm']:12.0f} um^2 ({r['synth_seconds']} s)", flush=True)
+    ordered = [rows[p] for p in points if p in rows]
+    if a.only and os.path.exists(os.path.join(a.out, "area.csv")):   # merge with the previous table
+        with open(os.path.join(a.out, "area.csv")) as f:
+            old = {(r["block"], r["preset"]): r for r in csv.DictReader(f)}
+        for k, r in old.items():
+            if k not in rows:
+                for c in ("cells", "flip_flops", "storage_bits"):
+                    r[c] = int(r[c])
+                for c in ("area_um2_180nm", "logic_um2_180nm", "gate_equivalents", "area_um2_65nm",
+                          "area_um2_45nm", "synth_seconds"):
+                    r[c] = float(r[c])
+                rows[k] = r
+        allp = [(blk, pre) for blk, names in d["synth"].items() for pre in names]
+        ordered = [rows[p] for p in allp if p in rows]
+    write_tables(ordered, a.out)
+    print(f"area: wrote {os.path.join(a.out, 'area.csv')} and area.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
