@@ -1,6 +1,7 @@
 /* persim workloads "btree-kr" and "btree-wg": parallel insertion of keys into a persistent
  * B+tree, Algorithms 1 and 2 of the scoped persist barriers paper
- * (../shared/papers/scoped-persist-barriers-nvw-fifo.txt, sections 4, 5.1, 7.1).
+ * (../shared/papers/scoped-persist-barriers-nvw-fifo.txt, sections 4, 5.1, 7.1), and their
+ * recoverable variants with the undo log of section 8.3 (see below).
  *
  * size = keys in the initial tree (bulk-loaded in PM, nodes 12/15 full); size/4 (at least 1)
  * further keys are inserted. Keys are distinct uint32 in [1, 2^31), values val(key) (a hash).
@@ -37,7 +38,28 @@
  * Finally wavefront 0 stores the header and issues pbarrier(warp).
  * The generator performs the insertion itself (the stores carry the real node contents); verify
  * checks the final image independently: sorted, balanced (every leaf at depth height-1), every
- * key present once with its value, node counts and unused words, header. */
+ * key present once with its value, node counts and unused words, header.
+ *
+ * btree-kr-log, btree-wg-log: the same programs made recoverable with the undo log and epoch status
+ * table (EST) of section 8.3 (btree-kr and btree-wg are exactly the paper's measured programs).
+ * Epoch e = the e-th level from the leaves (1..height). Per update of an existing node (a split
+ * overwrites it in place with its left part):
+ *   log entry (the node's old 128 B, into the wavefront's slot of the epoch's parity), order,
+ *   entry tag {e, node} (8 B), pbarrier(warp), then the node. Workitem scope suffices: the entry
+ *   and the update are the same wavefront's. New nodes from the pool need no entry.
+ * The pending (separator, child) items go to PM with a tag {e, wavefront} (a recovery needs them:
+ * a split-off node is reachable only once its parent is updated in the next epoch); a root split
+ * also writes items for its new root's children (reachable only once the header is).
+ * After the epoch's barrier and its rendezvous, one wavefront notes the epoch complete in the EST
+ * (8 B): entry 0 for kernel-scope epochs (wavefront 0 after sync + pbarrier(device) + sync), entry
+ * 1 + w for workgroup w of Algorithm 2's subtree phase (its wavefront 0 after sync(block) +
+ * pbarrier(block) + sync(block)): the scope of that barrier must cover every wavefront whose writes
+ * the entry vouches for. The entry of epoch e is durable before the log slots of parity e are
+ * reused (epoch e+2), by the barrier of epoch e+1. The header is ordered after the last EST store.
+ * btree-wg-wi-bug is btree-wg-log with pbarrier(warp) (and so no rendezvous) where pbarrier(block)
+ * is needed: the workgroup's EST entry can then be durable before another wavefront's nodes.
+ * bt_recover rolls back the entries of incomplete epochs, checks that the result is a B+tree (with
+ * the items of completed epochs) and resumes (see there). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1019,11 +1041,12 @@ static int bt_verify(const void *vc, const mem_image *img, char *msg, size_t msg
 
 /* ---- recovery (section 8.3) ------------------------------------------------------------- */
 
-/* The epoch status entry that says whether wavefront gw's writes of epoch ep are complete. */
+/* The epoch status entry that says whether wavefront gw's writes of epoch ep are complete
+ * (BT_NONE: no wavefront of the program writes that epoch). */
 static uint32_t bt_est_index(const bt_ctx *c, uint32_t gw, uint32_t ep)
 {
     if (!c->alg2 || ep > c->height0 - c->d) return 0;
-    return 1 + gw / BT_WAVES;
+    return 1 + gw / BT_WAVES < c->nest ? 1 + gw / BT_WAVES : BT_NONE;
 }
 
 typedef struct bt_walk {
@@ -1154,7 +1177,7 @@ static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, 
         const uint64_t tag = mem_read_u64(durable, at + BT_NODE);
         const uint32_t ep = (uint32_t)tag, node = (uint32_t)(tag >> 32), gw = (uint32_t)(sl / (2ull * c->maxt));
         if (ep == 0) continue;
-        if (ep > H0 || node >= c->cap || (ep & 1) != (sl / c->maxt) % 2) {
+        if (ep > H0 || node >= c->cap || (ep & 1) != (sl / c->maxt) % 2 || bt_est_index(c, gw, ep) == BT_NONE) {
             wl_err(err, errlen, "%s recover: log entry %llu names epoch %u node %u (not an entry of this program)", c->name,
                    (unsigned long long)sl, ep, node);
             goto out;
@@ -1188,7 +1211,7 @@ static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, 
         uint32_t e[4];   /* sep, child, epoch, wavefront */
         mem_read(work, c->items + i * BT_ITEM_LOG, e, sizeof e);
         if (e[2] == 0) continue;
-        if (e[2] > H0 || e[3] >= c->nwx) {
+        if (e[2] > H0 || e[3] >= c->nwx || bt_est_index(c, e[3], e[2]) == BT_NONE) {
             wl_err(err, errlen, "%s recover: pending item %llu names epoch %u wavefront %u", c->name, (unsigned long long)i,
                    e[2], e[3]);
             goto out;
@@ -1282,7 +1305,7 @@ static int bt_build_wg_log(const wl_params *prm, persim_prog *p, mem_image *init
 const persim_workload wl_btree_kr_workload = {
     .name = "btree-kr",
     .desc = "parallel B+tree insertion, Algorithm 1: kernel-scope persist barrier after every level "
-            "(scoped persist barriers paper, section 5.1)",
+            "(scoped persist barriers paper, section 5.1); the measured program, no recovery procedure (btree-kr-log has one)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "kernel-scope persist barriers",
     .recovery = "native",
@@ -1296,7 +1319,8 @@ const persim_workload wl_btree_kr_workload = {
 const persim_workload wl_btree_wg_workload = {
     .name = "btree-wg",
     .desc = "parallel B+tree insertion, Algorithm 2: workgroup-scope persist barriers over disjoint "
-            "subtrees below depth d, kernel scope above (section 5.1)",
+            "subtrees below depth d, kernel scope above (section 5.1); the measured program, no recovery procedure "
+            "(btree-wg-log has one)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "workgroup/kernel-scope persist barriers",
     .recovery = "native",
@@ -1352,7 +1376,8 @@ static int bt_build_wg_wi_bug(const wl_params *prm, persim_prog *p, mem_image *i
 const persim_workload wl_btree_wg_wi_bug_workload = {
     .name = "btree-wg-wi-bug",
     .desc = "btree-wg-log with workitem-scope persist barriers where workgroup scope is needed (deliberate "
-            "scoped persistency bug, the paper's point 1)",
+            "scoped persistency bug, the paper's point 1; persim check: not guaranteed; persim crash: fails on model "
+            "images)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "workitem/kernel-scope persist barriers (too narrow)",
     .recovery = "logging",
