@@ -1,11 +1,11 @@
 # Scoped persist barriers with NVW-FIFOs (issue 5): Figures 5, 6, 7 and Table 3 of the paper, with
 # the nvwfifo model on configs/gpu_scoped_barriers_table2.json (included by the top Makefile; uses
-# BUILD, PERSIM, PYTHON, JOBS from there). Output: results/scoped-barriers/{figN,table3}.{csv,png},
+# BUILD, PERSIM, PYTHON, JOBS from there). Output: results/scoped-barriers/{figN,table3,logging}.{csv,png},
 # README.md (persim beside the paper). Points already run are skipped (persim sweep resume).
 #   make scoped-barriers        everything (about 10 minutes on 2 cores)
-#   make scoped-fig5 / scoped-fig6 / scoped-fig7 / scoped-table3     one of them
+#   make scoped-fig5 / scoped-fig6 / scoped-fig7 / scoped-table3 / scoped-logging   one of them
 #   make scoped-barriers SB_FORCE=1   rerun every point;   SB_JOBS=N   runs at a time
-.PHONY: scoped-barriers scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3
+.PHONY: scoped-barriers scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging
 
 SB_OUT  ?= results/scoped-barriers
 SB_JOBS ?= $(JOBS)
@@ -14,5 +14,5 @@ SB_ARGS  = --persim $(PERSIM) -j $(SB_JOBS) --out $(SB_OUT) $(if $(filter 1,$(SB
 scoped-barriers: build
 	$(PYTHON) scripts/scoped_barriers.py $(SB_ARGS)
 
-scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3: scoped-%: build
+scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging: scoped-%: build
 	$(PYTHON) scripts/scoped_barriers.py $(SB_ARGS) --only $*

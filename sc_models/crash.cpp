@@ -63,8 +63,11 @@ void CrashDriver::on_loaded(const LoadedProgram &lp)
 {
     if (!lp.wl)
         throw ConfigError("crash: needs a workload (--workload W) with a recovery procedure; a trace has none");
-    if (!lp.wl->recover)
-        throw ConfigError(std::string("crash: workload '") + lp.wl->name + "' has no recovery procedure");
+    if (!lp.wl->recover) {
+        const std::string logged = std::string(lp.wl->name) + "-log";
+        throw ConfigError(std::string("crash: workload '") + lp.wl->name + "' has no recovery procedure" +
+                          (wl_find(logged.c_str()) ? "; '" + logged + "' is its variant with an undo log" : std::string()));
+    }
     log_.begin(lp.prog, lp.init);
     if (o_.model_images) {
         std::string err;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scoped persist barriers with NVW-FIFOs (../shared/papers/scoped-persist-barriers-nvw-fifo.txt):
-Figures 5, 6, 7 and Table 3 with persim (`make scoped-barriers`, or `make scoped-fig5` ...).
+Figures 5, 6, 7 and Table 3 with persim (`make scoped-barriers`, or `make scoped-fig5` ...), and the
+cost of the section 8.3 undo log (btree-kr-log, btree-wg-log; not measured in the paper).
 
 Runs the sweeps in configs/experiments/scoped-barriers/ with `persim sweep` (points whose results
 exist are skipped unless --force), then writes results/scoped-barriers/{fig5,fig6,fig7,table3}.csv,
@@ -13,9 +14,10 @@ import os
 import subprocess
 import sys
 
-SPECS = {"fig5": ["fig5"], "fig6": ["fig6"], "fig7": ["fig5", "fig7"], "table3": ["fig5"]}
+SPECS = {"fig5": ["fig5"], "fig6": ["fig6"], "fig7": ["fig5", "fig7"], "table3": ["fig5"], "logging": ["fig5", "logging"]}
 SIZES = [65536, 262144, 1048576, 2097152]
 BIG = 1048576
+LOG_SIZES = [65536, 262144, 1048576]     # configs/experiments/scoped-barriers/logging.json
 VARIANTS = [("nvram", "section 6.1 as written"), ("nvram-pipelined", "pipelined L2 NVW-FIFO")]
 SCOPES = [("btree-kr", "kernel-scope"), ("btree-wg", "workgroup-scope")]
 PAPER_T3 = [("Leaf", 5734, 329359), ("Leaf - 1", 4748, 80829), ("Leaf - 2", 2806, 32076),
@@ -207,12 +209,28 @@ def table3(res, out):
     return table
 
 
-def readme(out, f5, f6, f7, t3):
+def logging_cost(res, out):
+    """Time of the logged programs (section 8.3) over the same programs without the log (fig5)."""
+    rows, plain = read_sweep(res, "logging"), read_sweep(res, "fig5")
+    cols = [(wl, var) for wl, _ in SCOPES for var, _ in VARIANTS]
+    table = []
+    for s in LOG_SIZES:
+        table.append([s, round(tree_mb(s), 2)] +
+                     [ratio(ns(pick(rows, workload=wl + "-log", size=s, variant=var)),
+                            ns(pick(plain, workload=wl, size=s, variant=var))) for wl, var in cols])
+    write_csv(os.path.join(out, "logging.csv"),
+              ["initial_keys", "tree_mb"] + [series_name(wl, var).replace(" ", "_") + "_logged_over_plain" for wl, var in cols],
+              table)
+    return [series_name(wl, var) for wl, var in cols], table
+
+
+def readme(out, f5, f6, f7, t3, lg=None):
     L = []
     L.append("# Scoped persist barriers with NVW-FIFOs: persim beside the paper\n")
     L.append("Paper: *Exploring the Design Space of Scoped Persist Barriers for GPUs* "
              "(`../shared/papers/scoped-persist-barriers-nvw-fifo.txt`), section 7. Model `nvwfifo` "
-             "(`docs/models/nvwfifo.md`), workloads `btree-kr` (Algorithm 1), `btree-wg` (Algorithm 2), "
+             "(`docs/models/nvwfifo.md`), workloads `btree-kr` (Algorithm 1), `btree-wg` (Algorithm 2) (the paper's "
+             "programs, without a recovery log), "
              "config `configs/gpu_scoped_barriers_table2.json` (Table 2). Regenerate with `make scoped-barriers` "
              "(or `make scoped-fig5`, `scoped-fig6`, `scoped-fig7`, `scoped-table3`); sweeps in "
              "`configs/experiments/scoped-barriers/`. Nothing here is tuned to the paper.\n")
@@ -265,6 +283,34 @@ def readme(out, f5, f6, f7, t3):
         for r in t3:
             L.append(f"| {r[0]} | {r[1]:.1f} | {r[2]} | {r[3]} | {r[4]:.0f} |")
         L.append("\nPaper (Table 3, 13.17 MB tree): " + ", ".join(f"{a}: {b} (wg) vs {c} (kr)" for a, b, c in PAPER_T3) + ".\n")
+    if lg:
+        names, table = lg
+        L.append("## Cost of the section 8.3 undo log (not measured in the paper)\n")
+        L.append("The figures above run the paper's programs, which cannot be recovered after a crash (a split "
+                 "overwrites the node in place before its new sibling is reachable). `btree-kr-log` and `btree-wg-log` "
+                 "add the undo log and epoch status table the paper sketches in section 8.3 (before each in-place node "
+                 "update: log entry, `order`, tag, workitem-scope persist barrier; persistent pending items; one epoch "
+                 "status store per epoch and workgroup; `docs/models/nvwfifo.md`, \"Recovery\"); `persim crash` "
+                 "recovers them. Execution time of the logged program over the same program without the log "
+                 "(sweep `configs/experiments/scoped-barriers/logging.json`, `make scoped-logging`):\n")
+        L.append("| initial keys | tree | " + " | ".join(names) + " |")
+        L.append("|---" * (2 + len(names)) + "|")
+        for row in table:
+            L.append(f"| {row[0]} | {row[1]:.1f} MB | " + " | ".join(f2(x) for x in row[2:]) + " |")
+        col = {n: i + 2 for i, n in enumerate(names)}
+        x2 = lambda v: "n/a" if math.isnan(v) else f"{v:.2f}x"
+        rg = lambda n: ", ".join(x2(r[col[n]]) for r in table)
+        kr, krp, wg, wgp = (series_name("btree-kr", "nvram"), series_name("btree-kr", "nvram-pipelined"),
+                            series_name("btree-wg", "nvram"), series_name("btree-wg", "nvram-pipelined"))
+        L.append(f"""
+Every in-place node update adds a workitem-scope persist barrier (the log entry must be durable before
+the node), one per updated node and wavefront, and each is a marker through the L2 NVW-FIFO. With the
+blocking L2 FIFO of section 6.1 these markers serialize like the workgroup barriers of Figure 5 do:
+logging costs {rg(kr)} (kernel scope) and {rg(wg)} (workgroup scope) for the sizes above. With the
+pipelined L2 FIFO it costs {rg(krp)} and {rg(wgp)}: each updated node also writes a 136-byte log
+entry (three NV lines besides its own two) and waits for one NVRAM write, while the other wavefronts
+keep the CUs busy.
+""")
     L.append(analysis(f5, f6, f7, t3))
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(L) + "\n")
@@ -362,11 +408,11 @@ def main():
     ap.add_argument("--persim", default="build/persim")
     ap.add_argument("--out", default="results/scoped-barriers")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--only", choices=["fig5", "fig6", "fig7", "table3", "all"], default="all")
+    ap.add_argument("--only", choices=["fig5", "fig6", "fig7", "table3", "logging", "all"], default="all")
     ap.add_argument("--force", action="store_true", help="rerun every point")
     ap.add_argument("--no-run", action="store_true", help="only redraw from existing sweep results")
     args = ap.parse_args()
-    want = ["fig5", "fig6", "fig7", "table3"] if args.only == "all" else [args.only]
+    want = ["fig5", "fig6", "fig7", "table3", "logging"] if args.only == "all" else [args.only]
     if not args.no_run:
         if not os.path.exists(args.persim):
             sys.exit(f"scoped_barriers: {args.persim} not found (make build)")
@@ -382,7 +428,8 @@ def main():
     f6 = fig6(args.out, args.out, plt) if os.path.exists(os.path.join(args.out, "fig6", "sweep.csv")) else None
     f7 = fig7(args.out, args.out, plt) if os.path.exists(os.path.join(args.out, "fig7", "sweep.csv")) else None
     t3 = table3(args.out, args.out) if f5 else None
-    readme(args.out, f5, f6, f7, t3)
+    lg = logging_cost(args.out, args.out) if f5 and os.path.exists(os.path.join(args.out, "logging", "sweep.csv")) else None
+    readme(args.out, f5, f6, f7, t3, lg)
     print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs/PNGs")
 
 

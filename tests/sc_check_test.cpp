@@ -427,9 +427,13 @@ TEST_P(CrashAll, Recovers)
     delete d;
 }
 INSTANTIATE_TEST_SUITE_P(Sc, CrashAll,
-                         ::testing::Combine(::testing::Values("gpkvs", "hm", "srad", "reduction", "mq", "scan"),
-                                            ::testing::Values("epoch", "sbrp"), ::testing::Bool()),
+                         ::testing::Combine(::testing::Values("gpkvs", "hm", "srad", "reduction", "mq", "scan",
+                                                              "btree-kr-log", "btree-wg-log"),
+                                            ::testing::Values("epoch", "sbrp", "nvwfifo"), ::testing::Bool()),
                          [](const auto &i) {
-                             return std::get<0>(i.param) + "_" + std::get<1>(i.param) +
-                                    (std::get<2>(i.param) ? "_model_images" : "_run_images");
+                             std::string s = std::get<0>(i.param) + "_" + std::get<1>(i.param) +
+                                             (std::get<2>(i.param) ? "_model_images" : "_run_images");
+                             for (char &ch : s)
+                                 if (ch == '-') ch = '_';
+                             return s;
                          });

@@ -38,6 +38,7 @@ struct Built {
     Img init{mem_new()};
     void *ctx = nullptr;
     std::vector<uint32_t> persists;   // PM-writing ops in functional execution order
+    std::vector<uint32_t> kernel_of, block_of, warp_of;   // of each of them
     ~Built()
     {
         if (ctx && w) w->free_ctx(ctx);
@@ -51,10 +52,14 @@ bool writes_pm(const persim_op *o)
     return o->kind == OPK_ST && o->addr + (uint64_t)(o->nlanes - 1) * o->stride + o->elem > PERSIM_PM_BASE;
 }
 
-void collect(void *ctx, const persim_op *o, uint32_t, uint32_t, uint32_t)
+void collect(void *ctx, const persim_op *o, uint32_t kernel, uint32_t block, uint32_t warp)
 {
     auto *b = static_cast<Built *>(ctx);
-    if (writes_pm(o)) b->persists.push_back((uint32_t)(o - b->p->ops));
+    if (!writes_pm(o)) return;
+    b->persists.push_back((uint32_t)(o - b->p->ops));
+    b->kernel_of.push_back(kernel);
+    b->block_of.push_back(block);
+    b->warp_of.push_back(warp);
 }
 
 std::unique_ptr<Built> build(const char *name, uint64_t size)
@@ -112,7 +117,8 @@ std::string recover(const Built &b, const mem_image *durable)
 struct Case { const char *name; uint64_t size; };
 const Case kCases[] = { { "gpkvs", 512 }, { "hm", 600 },   { "srad", 64 },
                         { "reduction", 20000 }, { "mq", 40 }, { "scan", 4096 },
-                        { "reduction-blkscope-bug", 20000 }, { "mq-noorder-bug", 40 } };
+                        { "reduction-blkscope-bug", 20000 }, { "mq-noorder-bug", 40 },
+                        { "btree-kr-log", 2000 }, { "btree-wg-log", 2000 }, { "btree-wg-wi-bug", 2000 } };
 
 class Recover : public ::testing::TestWithParam<Case> {};
 
@@ -228,4 +234,53 @@ TEST(RecoverNegative, MqCompletionRecordWithoutTheTail)
     EXPECT_NE(recover(*b, img.get()), "ok");
     Img good = prefix_image(*b, done + 1);                    // both: fine
     EXPECT_EQ(recover(*b, good.get()), "ok");
+}
+
+// The B+tree recovery (section 8.3 undo log) trusts a workgroup's epoch status entry: every node
+// its wavefronts wrote in that epoch is durable (what the workgroup-scope persist barrier before
+// the entry guarantees). A crash image with the entry and the split node's left part and pending
+// item, but without the new node another wavefront of the workgroup split off (what the
+// workitem-scope barrier of btree-wg-wi-bug allows), is reported as not a B+tree; without the
+// entry the epoch is rolled back and the same image recovers.
+TEST(RecoverNegative, BtreeEpochStatusWithoutASplitOffNode)
+{
+    auto b = build("btree-wg-wi-bug", 2000);
+    const persim_op *ops = b->p->ops;
+    auto pool_node_store = [&](uint32_t j) {
+        return ops[j].kind == OPK_ST && ops[j].elem == 4 && ops[j].nlanes == 32 && ops[j].addr >= PERSIM_PM_BASE;
+    };
+    bool found = false;
+    std::vector<bool> seen(1024, false);
+    for (size_t e = 0; e < b->persists.size() && !found; e++) {
+        const uint32_t est = b->persists[e];
+        // a workgroup's first epoch status store (the leaf level): 8 bytes, one lane, in the
+        // subtree kernel, not an undo-log tag (those follow `order`)
+        if (b->kernel_of[e] != 0 || ops[est].kind != OPK_ST || ops[est].elem != 8 || ops[est].nlanes != 1 ||
+            ops[est - 1].kind == OPK_ORDER)
+            continue;
+        ASSERT_LT(b->block_of[e], seen.size());
+        if (seen[b->block_of[e]]) continue;
+        seen[b->block_of[e]] = true;
+        // a node split off by another wavefront of the workgroup before the entry (a node store
+        // right after the split node's own store)
+        size_t lost = 0;
+        for (size_t i = 0; i < e && !lost; i++) {
+            const uint32_t j = b->persists[i];
+            if (b->block_of[i] == b->block_of[e] && b->warp_of[i] != b->warp_of[e] && pool_node_store(j) &&
+                pool_node_store(j - 1))
+                lost = i + 1;
+        }
+        if (!lost) continue;
+        found = true;
+        Img img(mem_clone(b->init.get())), no_est(mem_clone(b->init.get()));
+        for (size_t i = 0; i <= e; i++) {
+            if (i + 1 == lost) continue;
+            apply(b->p, ops[b->persists[i]], img.get());
+            if (i != e) apply(b->p, ops[b->persists[i]], no_est.get());
+        }
+        std::string r = recover(*b, img.get());
+        EXPECT_NE(r.find("not a B+tree"), std::string::npos) << r;
+        EXPECT_EQ(recover(*b, no_est.get()), "ok");
+    }
+    EXPECT_TRUE(found) << "no workgroup with a split by a wavefront other than the status writer";
 }

@@ -13,6 +13,8 @@ extern const persim_workload wl_scan_workload;
 extern const persim_workload wl_btree_kr_workload;
 extern const persim_workload wl_btree_wg_workload;
 extern const persim_workload wl_hashtable_wi_workload;
+extern const persim_workload wl_btree_kr_log_workload;
+extern const persim_workload wl_btree_wg_log_workload;
 extern const persim_workload wl_btree_wg_wi_bug_workload;
 extern const persim_workload wl_reduction_blkscope_bug_workload;
 extern const persim_workload wl_mq_noorder_bug_workload;
@@ -28,9 +30,9 @@ static const persim_workload *const wl_table[] = {
     &wl_btree_kr_workload,
     &wl_btree_wg_workload,
     &wl_hashtable_wi_workload,
-    /* its deliberate scoped persistency bug; here rather than in wl_variant_table because
-     * B+tree insertion has no recovery procedure (persim crash) yet */
-    &wl_btree_wg_wi_bug_workload,
+    /* the B+tree programs with the undo log of the paper's section 8.3 (persim crash) */
+    &wl_btree_kr_log_workload,
+    &wl_btree_wg_log_workload,
     NULL,
 };
 
@@ -38,6 +40,7 @@ static const persim_workload *const wl_table[] = {
 static const persim_workload *const wl_variant_table[] = {
     &wl_reduction_blkscope_bug_workload,
     &wl_mq_noorder_bug_workload,
+    &wl_btree_wg_wi_bug_workload,
     NULL,
 };
 

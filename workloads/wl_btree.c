@@ -1,6 +1,7 @@
 /* persim workloads "btree-kr" and "btree-wg": parallel insertion of keys into a persistent
  * B+tree, Algorithms 1 and 2 of the scoped persist barriers paper
- * (../shared/papers/scoped-persist-barriers-nvw-fifo.txt, sections 4, 5.1, 7.1).
+ * (../shared/papers/scoped-persist-barriers-nvw-fifo.txt, sections 4, 5.1, 7.1), and their
+ * recoverable variants with the undo log of section 8.3 (see below).
  *
  * size = keys in the initial tree (bulk-loaded in PM, nodes 12/15 full); size/4 (at least 1)
  * further keys are inserted. Keys are distinct uint32 in [1, 2^31), values val(key) (a hash).
@@ -37,7 +38,28 @@
  * Finally wavefront 0 stores the header and issues pbarrier(warp).
  * The generator performs the insertion itself (the stores carry the real node contents); verify
  * checks the final image independently: sorted, balanced (every leaf at depth height-1), every
- * key present once with its value, node counts and unused words, header. */
+ * key present once with its value, node counts and unused words, header.
+ *
+ * btree-kr-log, btree-wg-log: the same programs made recoverable with the undo log and epoch status
+ * table (EST) of section 8.3 (btree-kr and btree-wg are exactly the paper's measured programs).
+ * Epoch e = the e-th level from the leaves (1..height). Per update of an existing node (a split
+ * overwrites it in place with its left part):
+ *   log entry (the node's old 128 B, into the wavefront's slot of the epoch's parity), order,
+ *   entry tag {e, node} (8 B), pbarrier(warp), then the node. Workitem scope suffices: the entry
+ *   and the update are the same wavefront's. New nodes from the pool need no entry.
+ * The pending (separator, child) items go to PM with a tag {e, wavefront} (a recovery needs them:
+ * a split-off node is reachable only once its parent is updated in the next epoch); a root split
+ * also writes items for its new root's children (reachable only once the header is).
+ * After the epoch's barrier and its rendezvous, one wavefront notes the epoch complete in the EST
+ * (8 B): entry 0 for kernel-scope epochs (wavefront 0 after sync + pbarrier(device) + sync), entry
+ * 1 + w for workgroup w of Algorithm 2's subtree phase (its wavefront 0 after sync(block) +
+ * pbarrier(block) + sync(block)): the scope of that barrier must cover every wavefront whose writes
+ * the entry vouches for. The entry of epoch e is durable before the log slots of parity e are
+ * reused (epoch e+2), by the barrier of epoch e+1. The header is ordered after the last EST store.
+ * btree-wg-wi-bug is btree-wg-log with pbarrier(warp) (and so no rendezvous) where pbarrier(block)
+ * is needed: the workgroup's EST entry can then be durable before another wavefront's nodes.
+ * bt_recover rolls back the entries of incomplete epochs, checks that the result is a B+tree (with
+ * the items of completed epochs) and resumes (see there). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +74,8 @@
 #define BT_ROUND  64u      /* keys a wavefront searches at a time (64 workitems) */
 #define BT_NONE   0xFFFFFFFFu
 #define BT_MAX_SIZE 8388608ull
+#define BT_LOGENT 256u     /* undo-log entry: old node (128 B), then {epoch, node} (8 B) */
+#define BT_ITEM_LOG 16u    /* pending item in PM (logged programs): {sep, child}, {epoch, wavefront} */
 
 typedef struct bt_ctx {
     uint32_t *keys;          /* expected key set, sorted */
@@ -60,6 +84,14 @@ typedef struct bt_ctx {
     uint64_t hdr, pool;      /* PM addresses */
     uint32_t cap;            /* pool capacity (nodes) */
     uint32_t height0, d, nwg;
+    /* undo logging (section 8.3; the -log programs and btree-wg-wi-bug) */
+    const char *name;
+    int logged, alg2;
+    uint32_t *ins;           /* the key batch (host input), sorted */
+    uint64_t ni;
+    uint64_t log, est, items; /* PM: log areas, epoch status table, pending items */
+    uint32_t nwx, maxt, nest;
+    uint64_t nitems;         /* item slots */
 } bt_ctx;
 
 static void bt_free(void *vc)
@@ -67,6 +99,7 @@ static void bt_free(void *vc)
     bt_ctx *c = (bt_ctx *)vc;
     if (!c) return;
     free(c->keys);
+    free(c->ins);
     free(c);
 }
 
@@ -272,6 +305,12 @@ typedef struct bt_emit {
     const uint32_t *path;            /* initial-tree path of every insert key (H nodes each) */
     uint64_t pool, keys_vol, leaf_vol, pend_vol;
     uint32_t *sid;                    /* out: op id of each node's store */
+    /* undo logging (logged programs only; pend_vol is then the PM item area) */
+    int logged;
+    const mem_image *init;            /* the initial tree: a node's old contents */
+    uint64_t log, root_items;         /* log areas; item index of a root split's items */
+    uint32_t maxt;                    /* log slots per wavefront and epoch parity */
+    uint32_t *log_id, *tag_id;        /* out: op ids of each node's log entry stores */
 } bt_emit;
 
 /* findLeafNode for keys [k0, k1) of the sorted inserts, 64 at a time (one wavefront). */
@@ -308,6 +347,7 @@ static void emit_tasks(const bt_emit *E, uint32_t L, uint32_t gw)
     persim_prog *p = E->p;
     uint64_t vals[PERSIM_WARP_SIZE], wv[BT_WORDS];
     const size_t at = (size_t)L * E->nwx + gw;
+    const uint32_t ep = E->H - L;                 /* epoch: levels from the leaves, 1.. */
     for (size_t q = E->wstart[at]; q < E->wstart[at + 1]; q++) {
         const bt_task *tk = &E->PL->t[E->order[q]];
         if (tk->in_leaf) {
@@ -316,40 +356,95 @@ static void emit_tasks(const bt_emit *E, uint32_t L, uint32_t gw)
                 op_ld(p, E->leaf_vol + 4 * (tk->in_first + o), 8, (cnt + 1) / 2, 8);
                 op_ld(p, E->keys_vol + 4 * (tk->in_first + o), 8, (cnt + 1) / 2, 8);
             }
-        } else {
+        } else if (!E->logged) {
             for (uint32_t o = 0; o < tk->nin; o += PERSIM_WARP_SIZE) {
                 uint32_t cnt = tk->nin - o < PERSIM_WARP_SIZE ? tk->nin - o : PERSIM_WARP_SIZE;
                 op_ld(p, E->pend_vol + 8 * (tk->in_first + o), 8, cnt, 8);
             }
+        } else {
+            for (uint32_t o = 0; o < tk->nin; o += PERSIM_WARP_SIZE / 2) {
+                uint32_t cnt = tk->nin - o < PERSIM_WARP_SIZE / 2 ? tk->nin - o : PERSIM_WARP_SIZE / 2;
+                op_ld(p, E->pend_vol + BT_ITEM_LOG * (tk->in_first + o), 8, 2 * cnt, 8);
+            }
         }
         op_ld(p, E->pool + (uint64_t)tk->node * BT_NODE, 4, BT_WORDS, 4);
+        if (E->logged) {
+            /* undo log (section 8.3): the node's old contents into this wavefront's slot of the
+             * epoch's parity, ordered before the entry's tag {epoch, node}; a workitem-scope persist
+             * barrier makes the entry durable before the in-place update (the log is this
+             * wavefront's own: no wider scope is needed). New nodes need no entry. */
+            const uint64_t ent = E->log + (((uint64_t)gw * 2 + (ep & 1)) * E->maxt + (q - E->wstart[at])) * BT_LOGENT;
+            uint32_t old[BT_WORDS];
+            mem_read(E->init, E->pool + (uint64_t)tk->node * BT_NODE, old, sizeof old);
+            for (uint32_t k = 0; k < BT_WORDS; k++) wv[k] = old[k];
+            E->log_id[tk->node] = op_st(p, ent, 4, BT_WORDS, 4, wv);
+            op_order(p);
+            E->tag_id[tk->node] = op_st_bcast(p, ent + BT_NODE, 8, 1, 8, ep | (uint64_t)tk->node << 32);
+            op_pbarrier(p, SCOPE_WARP);
+        }
         op_compute(p, 8ull + 2ull * tk->merged + 4ull * tk->nout);
         for (uint32_t o = 0; o < tk->nout; o++) {        /* updateNode / splitAndUpdateNode */
             uint32_t y = E->PL->outs.v[tk->out_first + o];
             for (uint32_t k = 0; k < BT_WORDS; k++) wv[k] = E->G->T.w[y][k];
             E->sid[y] = op_st(p, E->pool + (uint64_t)y * BT_NODE, 4, BT_WORDS, 4, wv);
         }
-        for (uint32_t o = 0; o < tk->nitems; o += PERSIM_WARP_SIZE) {   /* parent.new_keys.append */
-            uint32_t cnt = tk->nitems - o < PERSIM_WARP_SIZE ? tk->nitems - o : PERSIM_WARP_SIZE;
-            for (uint32_t l = 0; l < cnt; l++) vals[l] = E->PL->items.v[tk->item_first + o + l];
-            op_st(p, E->pend_vol + 8 * (tk->item_first + o), 8, cnt, 8, vals);
+        if (!E->logged) {
+            for (uint32_t o = 0; o < tk->nitems; o += PERSIM_WARP_SIZE) {   /* parent.new_keys.append */
+                uint32_t cnt = tk->nitems - o < PERSIM_WARP_SIZE ? tk->nitems - o : PERSIM_WARP_SIZE;
+                for (uint32_t l = 0; l < cnt; l++) vals[l] = E->PL->items.v[tk->item_first + o + l];
+                op_st(p, E->pend_vol + 8 * (tk->item_first + o), 8, cnt, 8, vals);
+            }
+            continue;
+        }
+        /* logged: the items are persistent (a recovery resumes from them), tagged with the epoch
+         * and the wavefront (whose epoch status entry says whether the epoch completed); a root
+         * split's items (the new root is reachable only once the header is) go after the others */
+        uint64_t first = tk->item_first;
+        uint32_t nit = tk->nitems;
+        const uint32_t *rootw = NULL;
+        if (tk->parent == BT_NONE && tk->nout >= 2) {
+            rootw = E->G->T.w[E->PL->outs.v[tk->out_first + tk->nout - 1]];
+            first = E->root_items;
+            nit = rootw[0];
+        }
+        for (uint32_t o = 0; o < nit; o += PERSIM_WARP_SIZE / 2) {
+            uint32_t cnt = nit - o < PERSIM_WARP_SIZE / 2 ? nit - o : PERSIM_WARP_SIZE / 2;
+            for (uint32_t l = 0; l < cnt; l++) {
+                vals[2 * l] = rootw ? (uint64_t)rootw[1 + o + l] | (uint64_t)rootw[16 + 1 + o + l] << 32
+                                    : E->PL->items.v[first + o + l];
+                vals[2 * l + 1] = ep | (uint64_t)gw << 32;
+            }
+            op_st(p, E->pend_vol + BT_ITEM_LOG * (first + o), 8, 2 * cnt, 8, vals);
         }
     }
 }
 
-/* The header (root, height, nodes, keys), persisted after everything below it. */
-static uint32_t emit_header(persim_prog *p, uint64_t hdr, const uint64_t h[4])
+/* The header (root, height, nodes, keys), persisted after everything below it. Logged programs:
+ * the header (which is not logged) is ordered after the epoch status entry of the last epoch, which
+ * the same wavefront wrote: a durable header must not name a root whose epoch is rolled back. */
+static uint32_t emit_header(persim_prog *p, uint64_t hdr, const uint64_t h[4], int logged)
 {
+    if (logged) op_order(p);
     uint32_t id = op_st(p, hdr, 4, 4, 4, h);
     op_pbarrier(p, SCOPE_WARP);
     return id;
 }
 
+/* Nodes of the tree bt_bulk builds from n keys. */
+static uint64_t bt_bulk_nodes(uint64_t n)
+{
+    uint64_t m = (n + BT_FILL - 1) / BT_FILL, tot = m;
+    while (m > 1) {
+        m = (m + BT_FILL) / (BT_FILL + 1);
+        tot += m;
+    }
+    return tot;
+}
+
 static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err,
-                        size_t errlen, int alg2, persim_scope wg_scope)
+                        size_t errlen, const char *nm, int alg2, persim_scope wg_scope, int logged)
 {
     *ctxp = NULL;
-    const char *nm = alg2 ? "btree-wg" : "btree-kr";
     if (prm->size < 1 || prm->size > BT_MAX_SIZE)
         return wl_err(err, errlen, "%s: size %llu out of range (initial keys, 1..%llu)", nm,
                       (unsigned long long)prm->size, BT_MAX_SIZE);
@@ -376,6 +471,9 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
     uint32_t NS = 0;                 /* Algorithm 2: subtrees = workgroups of the first kernel */
     if (!c) return wl_err(err, errlen, "%s: out of memory", nm);
     c->seed = prm->seed;
+    c->name = nm;
+    c->logged = logged;
+    c->alg2 = alg2;
 
     /* keys: nall distinct values in [1, 2^31), shuffled; the first n0 form the initial tree */
     wl_rng rng;
@@ -405,6 +503,10 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
         init_keys = all;
         G.ins = all + n0;
         G.ni = ni;
+        c->ins = (uint32_t *)malloc(ni * 4);
+        if (!c->ins) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
+        memcpy(c->ins, G.ins, ni * 4);
+        c->ni = ni;
     }
 
     /* initial tree */
@@ -644,10 +746,37 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
     wl_alloc_init(&al, prm);
     c->hdr = wl_alloc_pm(&al, 128);
     c->cap = G.T.n;
-    c->pool = wl_alloc_pm(&al, (uint64_t)G.T.n * BT_NODE);
+    if (logged && bt_bulk_nodes(nall) > c->cap) c->cap = (uint32_t)bt_bulk_nodes(nall);   /* a recovery rebuild */
+    c->pool = wl_alloc_pm(&al, (uint64_t)c->cap * BT_NODE);
     const uint64_t keys_vol = wl_alloc_vol(&al, ni * 4 + 8);
     const uint64_t leaf_vol = wl_alloc_vol(&al, ni * 4 + 8);
-    const uint64_t pend_vol = wl_alloc_vol(&al, (PL.items.n + 1) * 8);
+    uint64_t pend_vol = 0;
+    if (!logged) {
+        pend_vol = wl_alloc_vol(&al, (PL.items.n + 1) * 8);
+    } else {
+        /* section 8.3: per wavefront, two log areas (epoch parity) of maxt entries (the most node
+         * updates it does in one level); the epoch status table: entry 0 for the kernel-scope
+         * epochs, then one per workgroup of the subtree phase (Algorithm 2: wavefront 0 notes
+         * the workgroup's epoch complete after the workgroup-scope barrier; the workitem-scope
+         * variant does the same after its too narrow barrier); the pending items, with a root
+         * split's at the end */
+        uint32_t *cnt = (uint32_t *)calloc((size_t)H * NWX, 4);
+        if (!cnt) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
+        c->maxt = 1;
+        for (size_t i = 0; i < PL.n; i++) {
+            uint32_t k = ++cnt[(size_t)PL.t[i].depth * NWX + PL.t[i].wave];
+            if (k > c->maxt) c->maxt = k;
+        }
+        free(cnt);
+        c->nwx = NWX;
+        c->height0 = H;
+        c->nest = 1 + (alg2 ? NS : 0);
+        c->nitems = PL.items.n + BT_K + 1;
+        c->log = wl_alloc_pm(&al, (uint64_t)NWX * 2 * c->maxt * BT_LOGENT);
+        c->est = wl_alloc_pm(&al, (uint64_t)c->nest * 8);
+        c->items = wl_alloc_pm(&al, c->nitems * BT_ITEM_LOG);
+        pend_vol = c->items;
+    }
     mem_write(init, keys_vol, G.ins, (size_t)ni * 4);
     /* the initial tree: nodes that existed before the insertion, with their initial contents
      * (re-derived: the insertion changed them in place, so rebuild the initial tree) */
@@ -696,7 +825,19 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
         for (uint32_t i = 0; i < G.T.n; i++) task_of[i] = BT_NONE;
         for (size_t i = 0; i < PL.n; i++) task_of[PL.t[i].node] = (uint32_t)i;
         uint32_t hdr_id = 0;
-        bt_emit E = {p, &G, &PL, order, wstart, NWX, H, path, c->pool, keys_vol, leaf_vol, pend_vol, sid};
+        uint32_t *log_id = NULL, *tag_id = NULL, *est_id = NULL;
+        if (logged) {
+            log_id = (uint32_t *)calloc(G.T.n, 4);
+            tag_id = (uint32_t *)calloc(G.T.n, 4);
+            est_id = (uint32_t *)calloc((size_t)c->nest * (H + 1), 4);
+            if (!log_id || !tag_id || !est_id) {
+                free(order); free(wstart); free(sid); free(task_of); free(log_id); free(tag_id); free(est_id);
+                wl_err(err, errlen, "%s: out of memory", nm);
+                goto out;
+            }
+        }
+        bt_emit E = {p, &G, &PL, order, wstart, NWX, H, path, c->pool, keys_vol, leaf_vol, pend_vol, sid,
+                     logged, init, c->log, PL.items.n, c->maxt, log_id, tag_id};
         const uint64_t hdr[4] = {G.root, G.height, G.T.n, nall};
         const uint32_t tpb = BT_WAVES * PERSIM_WARP_SIZE;
         if (!alg2) {
@@ -713,8 +854,10 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
                         op_sync(p, SCOPE_DEVICE);              /* sync_barrier_kr */
                         op_pbarrier(p, SCOPE_DEVICE);          /* p_barrier_kr */
                         op_sync(p, SCOPE_DEVICE);              /* its rendezvous (see below) */
+                        if (logged && gw == 0)                 /* the epoch is durable: EST */
+                            est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
                     }
-                    if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr);
+                    if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
                 }
         } else {
             /* Algorithm 2: one workgroup per subtree (lines 7-25), then the levels above d with
@@ -733,8 +876,11 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
                         op_sync(p, SCOPE_BLOCK);               /* sync_barrier_wg */
                         op_pbarrier(p, wg_scope);              /* p_barrier_wg */
                         if (wg_scope != SCOPE_WARP) op_sync(p, SCOPE_BLOCK);   /* its rendezvous */
+                        if (logged && w == 0)                  /* the workgroup's epoch is durable: EST */
+                            est_id[(size_t)(1 + sb) * (H + 1) + H - L] =
+                                op_st_bcast(p, c->est + 8ull * (1 + sb), 8, 1, 8, H - (uint32_t)L);
                     }
-                    if (d == 0 && gw == 0) hdr_id = emit_header(p, c->hdr, hdr);
+                    if (d == 0 && gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
                 }
             if (d > 0) {
                 prog_kernel(p, "btree_insert_top", NWG, tpb);
@@ -747,8 +893,9 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
                             op_sync(p, SCOPE_DEVICE);          /* sync_barrier_kr */
                             op_pbarrier(p, SCOPE_DEVICE);      /* p_barrier_kr */
                             op_sync(p, SCOPE_DEVICE);          /* its rendezvous */
+                            if (logged && gw == 0) est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
                         }
-                        if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr);
+                        if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
                     }
             }
         }
@@ -770,6 +917,25 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
                 for (uint32_t q = 0; q < up->nout; q++)
                     op_require(p, sid[PL.outs.v[tk->out_first + o]], sid[PL.outs.v[up->out_first + q]]);
         }
+        /* logged: an undo-log entry is durable before its tag, the tag before the node's in-place
+         * update; every node an epoch writes is durable before the epoch status entry saying that
+         * the epoch completed (for the wavefront that wrote it) */
+        for (size_t i = 0; logged && i < PL.n; i++) {
+            const bt_task *tk = &PL.t[i];
+            op_require(p, log_id[tk->node], tag_id[tk->node]);
+            op_require(p, tag_id[tk->node], sid[tk->node]);
+            const uint32_t ep = H - tk->depth;
+            const uint32_t ei = !alg2 || tk->depth < d ? 0 : 1 + tk->wave / BT_WAVES;
+            const uint32_t eid = est_id[(size_t)ei * (H + 1) + ep];
+            for (uint32_t o = 0; o < tk->nout && eid; o++) op_require(p, sid[PL.outs.v[tk->out_first + o]], eid);
+        }
+        if (logged) {
+            const uint32_t last = est_id[(size_t)(alg2 && d == 0 ? 1 : 0) * (H + 1) + H];
+            if (last) op_require(p, last, hdr_id);
+        }
+        free(log_id);
+        free(tag_id);
+        free(est_id);
         free(sid);
         free(task_of);
         free(order);
@@ -873,20 +1039,273 @@ static int bt_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     return rc;
 }
 
+/* ---- recovery (section 8.3) ------------------------------------------------------------- */
+
+/* The epoch status entry that says whether wavefront gw's writes of epoch ep are complete
+ * (BT_NONE: no wavefront of the program writes that epoch). */
+static uint32_t bt_est_index(const bt_ctx *c, uint32_t gw, uint32_t ep)
+{
+    if (!c->alg2 || ep > c->height0 - c->d) return 0;
+    return 1 + gw / BT_WAVES < c->nest ? 1 + gw / BT_WAVES : BT_NONE;
+}
+
+typedef struct bt_walk {
+    const bt_ctx *c;
+    const mem_image *img;
+    uint8_t *seen;
+    u64v kv;                       /* key << 32 | value of every leaf entry found */
+    bt_frame *st;
+    char *err;
+    size_t errlen;
+} bt_walk;
+
+/* Walks the subtree of `node` (`levels` levels down to its leaves, keys in [lo, hi)) with the
+ * checks of bt_verify, collecting the leaves' entries. 0, or -1 with the reason. */
+static int bt_walk_sub(bt_walk *W, uint32_t node, uint32_t levels, uint64_t lo, uint64_t hi)
+{
+    const bt_ctx *c = W->c;
+    size_t sp = 0;
+    W->st[sp++] = (bt_frame){node, levels, lo, hi};
+    while (sp) {
+        bt_frame f = W->st[--sp];
+        if (f.node >= c->cap) return wl_err(W->err, W->errlen, "child index %u outside the pool of %u nodes", f.node, c->cap);
+        if (W->seen[f.node]) return wl_err(W->err, W->errlen, "node %u reached twice", f.node);
+        W->seen[f.node] = 1;
+        uint32_t w[BT_WORDS];
+        mem_read(W->img, c->pool + (uint64_t)f.node * BT_NODE, w, sizeof w);
+        const uint32_t n = w[0];
+        const int leaf = f.depth == 1;
+        if (n < 1 || n > BT_K)
+            return wl_err(W->err, W->errlen, "node %u (%u levels above the leaves) holds %u keys (1..%u)", f.node,
+                          f.depth - 1, n, BT_K);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t k = w[1 + i];
+            if (k < f.lo || k >= f.hi || (i > 0 && k <= w[i]) || (!leaf && i == 0 && k <= f.lo))
+                return wl_err(W->err, W->errlen, "node %u key %u = %llu out of order / outside [%llu, %llu)", f.node, i,
+                              (unsigned long long)k, (unsigned long long)f.lo, (unsigned long long)f.hi);
+        }
+        const uint32_t used = leaf ? n : n + 1;
+        for (uint32_t i = n + 1; i < 16; i++)
+            if (w[i]) return wl_err(W->err, W->errlen, "node %u unused key word %u = %u", f.node, i, w[i]);
+        for (uint32_t i = 16 + used; i < BT_WORDS; i++)
+            if (w[i]) return wl_err(W->err, W->errlen, "node %u unused word %u = %u", f.node, i, w[i]);
+        if (leaf) {
+            for (uint32_t i = 0; i < n; i++) {
+                if (w[16 + i] != bt_val(w[1 + i], c->seed))
+                    return wl_err(W->err, W->errlen, "leaf %u key %u has value %u, expected %u", f.node, w[1 + i], w[16 + i],
+                                  bt_val(w[1 + i], c->seed));
+                u64_push(&W->kv, (uint64_t)w[1 + i] << 32 | w[16 + i]);
+            }
+        } else {
+            for (uint32_t i = n + 1; i-- > 0;) {
+                uint64_t l = i == 0 ? f.lo : w[i], h = i == n ? f.hi : w[1 + i];
+                W->st[sp++] = (bt_frame){w[16 + i], f.depth - 1, l, h};
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct bt_undo { uint32_t ep, node; uint64_t at; } bt_undo;
+typedef struct bt_item { uint32_t ep, sep, child; uint64_t idx; } bt_item;
+
+static int cmp_undo(const void *a, const void *b)   /* newest epoch first, then log position */
+{
+    const bt_undo *x = (const bt_undo *)a, *y = (const bt_undo *)b;
+    if (x->ep != y->ep) return x->ep > y->ep ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+static int cmp_item(const void *a, const void *b)   /* nearest the root first */
+{
+    const bt_item *x = (const bt_item *)a, *y = (const bt_item *)b;
+    if (x->ep != y->ep) return x->ep > y->ep ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Undo-log recovery (section 8.3). Reads the epoch status table; every log entry whose epoch the
+ * EST does not mark complete (for the wavefront that wrote it) is rolled back, newest epoch first
+ * (kernel "btree_rollback"). The rolled-back state must be the tree of the last completed epochs:
+ * the tree reachable from the header plus the subtrees the pending items of completed epochs name
+ * (split-off nodes whose parent's update was rolled back or not done). It is checked like
+ * bt_verify checks a tree (a state that is not a B+tree is reported: the recovery gives up).
+ * Resuming the insertion: the host merges the keys found with the key batch (its input) and
+ * bulk-loads the finished tree; kernel "btree_resume" stores the difference and clears the log,
+ * the EST and the items. */
+static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err, size_t errlen)
+{
+    const bt_ctx *c = (const bt_ctx *)vc;
+    (void)img;
+    const uint32_t H0 = c->height0;
+    const uint64_t nslots = (uint64_t)c->nwx * 2 * c->maxt;
+    mem_image *work = mem_clone(durable), *before = NULL;
+    uint64_t *est = (uint64_t *)malloc((size_t)c->nest * 8);
+    bt_undo *un = (bt_undo *)malloc((size_t)nslots * sizeof *un);
+    bt_item *it = (bt_item *)malloc((size_t)c->nitems * sizeof *it);
+    bt_walk W;
+    memset(&W, 0, sizeof W);
+    W.c = c;
+    W.err = err;
+    W.errlen = errlen;
+    W.seen = (uint8_t *)calloc(c->cap, 1);
+    W.st = (bt_frame *)malloc(((size_t)(H0 + 1) * (BT_K + 1) + 1) * sizeof *W.st);
+    uint32_t *keys = NULL;
+    bt_gen G2;
+    memset(&G2, 0, sizeof G2);
+    u32v *lv2 = NULL;
+    uint32_t h2 = 0;
+    int rc = -1;
+    const wl_range rg[5] = { { c->hdr, 16 }, { c->pool, (uint64_t)c->cap * BT_NODE }, { c->log, nslots * BT_LOGENT },
+                             { c->est, (uint64_t)c->nest * 8 }, { c->items, c->nitems * BT_ITEM_LOG } };
+    if (!work || !est || !un || !it || !W.seen || !W.st) { wl_err(err, errlen, "%s recover: out of memory", c->name); goto out; }
+    mem_read(durable, c->est, est, (size_t)c->nest * 8);
+    for (uint32_t i = 0; i < c->nest; i++)
+        if (est[i] > H0) {
+            wl_err(err, errlen, "%s recover: epoch status entry %u = %llu (epochs are 1..%u)", c->name, i,
+                   (unsigned long long)est[i], H0);
+            goto out;
+        }
+
+    /* 1. roll back the partially persisted epochs */
+    size_t nu = 0;
+    for (uint64_t sl = 0; sl < nslots; sl++) {
+        const uint64_t at = c->log + sl * BT_LOGENT;
+        const uint64_t tag = mem_read_u64(durable, at + BT_NODE);
+        const uint32_t ep = (uint32_t)tag, node = (uint32_t)(tag >> 32), gw = (uint32_t)(sl / (2ull * c->maxt));
+        if (ep == 0) continue;
+        if (ep > H0 || node >= c->cap || (ep & 1) != (sl / c->maxt) % 2 || bt_est_index(c, gw, ep) == BT_NONE) {
+            wl_err(err, errlen, "%s recover: log entry %llu names epoch %u node %u (not an entry of this program)", c->name,
+                   (unsigned long long)sl, ep, node);
+            goto out;
+        }
+        if (ep <= est[bt_est_index(c, gw, ep)]) continue;     /* its epoch completed */
+        un[nu++] = (bt_undo){ep, node, at};
+    }
+    qsort(un, nu, sizeof *un, cmp_undo);
+    for (size_t i = 0; i < nu; i++) {
+        uint8_t old[BT_NODE];
+        mem_read(durable, un[i].at, old, BT_NODE);
+        mem_write(work, c->pool + (uint64_t)un[i].node * BT_NODE, old, BT_NODE);
+    }
+    wl_emit_phase(p, "btree_rollback", durable, work, rg, 5);
+
+    /* 2. the tree of the completed epochs: from the header, then the pending items */
+    W.img = work;
+    uint32_t h[4];
+    mem_read(work, c->hdr, h, sizeof h);
+    if (h[1] < 1 || h[1] > H0 + 1 || h[0] >= c->cap) {
+        wl_err(err, errlen, "%s recover: header root %u height %u (pool of %u nodes, height %u or %u)", c->name, h[0], h[1],
+               c->cap, H0, H0 + 1);
+        goto out;
+    }
+    char why[512] = "";
+    W.err = why;
+    W.errlen = sizeof why;
+    if (bt_walk_sub(&W, h[0], h[1], 0, 1ull << 32) != 0) goto invalid;
+    size_t nit = 0;
+    for (uint64_t i = 0; i < c->nitems; i++) {
+        uint32_t e[4];   /* sep, child, epoch, wavefront */
+        mem_read(work, c->items + i * BT_ITEM_LOG, e, sizeof e);
+        if (e[2] == 0) continue;
+        if (e[2] > H0 || e[3] >= c->nwx || bt_est_index(c, e[3], e[2]) == BT_NONE) {
+            wl_err(err, errlen, "%s recover: pending item %llu names epoch %u wavefront %u", c->name, (unsigned long long)i,
+                   e[2], e[3]);
+            goto out;
+        }
+        if (e[2] > est[bt_est_index(c, e[3], e[2])]) continue;   /* rolled back */
+        it[nit++] = (bt_item){e[2], e[0], e[1], i};
+    }
+    qsort(it, nit, sizeof *it, cmp_item);
+    for (size_t i = 0; i < nit; i++) {
+        if (it[i].child < c->cap && W.seen[it[i].child]) continue;    /* its parent was updated */
+        if (bt_walk_sub(&W, it[i].child, it[i].ep, it[i].sep, 1ull << 32) != 0) goto invalid;
+    }
+    if (W.kv.oom) { wl_err(err, errlen, "%s recover: out of memory", c->name); goto out; }
+    qsort(W.kv.v, W.kv.n, 8, cmp_u64);
+    for (size_t i = 1; i < W.kv.n; i++)
+        if (W.kv.v[i] >> 32 == W.kv.v[i - 1] >> 32) {
+            snprintf(why, sizeof why, "key %u is in two leaves", (uint32_t)(W.kv.v[i] >> 32));
+            goto invalid;
+        }
+
+    /* 3. resume: the keys found and the batch, bulk-loaded */
+    keys = (uint32_t *)malloc((W.kv.n + c->ni + 1) * 4);
+    if (!keys) { wl_err(err, errlen, "%s recover: out of memory", c->name); goto out; }
+    size_t nk = 0, a = 0, b = 0;
+    while (a < W.kv.n || b < c->ni) {
+        uint32_t ka = a < W.kv.n ? (uint32_t)(W.kv.v[a] >> 32) : BT_NONE, kb = b < c->ni ? c->ins[b] : BT_NONE;
+        uint32_t k = ka < kb ? ka : kb;
+        keys[nk++] = k;
+        if (ka == k) a++;
+        if (kb == k) b++;
+    }
+    const uint32_t root = bt_bulk(&G2, keys, nk, c->seed, &lv2, &h2);
+    if (root == BT_NONE || G2.T.oom) { wl_err(err, errlen, "%s recover: out of memory", c->name); goto out; }
+    if (G2.T.n > c->cap) {
+        wl_err(err, errlen, "%s recover: %zu keys need %u nodes, the pool has %u", c->name, nk, G2.T.n, c->cap);
+        goto out;
+    }
+    before = mem_clone(work);
+    if (!before) { wl_err(err, errlen, "%s recover: out of memory", c->name); goto out; }
+    mem_write(work, c->pool, G2.T.w, (size_t)G2.T.n * BT_NODE);
+    {
+        const uint32_t nh[4] = {root, h2, G2.T.n, (uint32_t)nk};
+        mem_write(work, c->hdr, nh, sizeof nh);
+        static const uint8_t zero[BT_LOGENT] = {0};
+        for (uint64_t sl = 0; sl < nslots; sl++) mem_write(work, c->log + sl * BT_LOGENT, zero, BT_LOGENT);
+        for (uint32_t i = 0; i < c->nest; i++) mem_write(work, c->est + 8ull * i, zero, 8);
+        for (uint64_t i = 0; i < c->nitems; i++) mem_write(work, c->items + i * BT_ITEM_LOG, zero, BT_ITEM_LOG);
+    }
+    wl_emit_phase(p, "btree_resume", before, work, rg, 5);
+    rc = 0;
+    goto out;
+invalid:
+    wl_err(err, errlen, "%s recover: after rolling back the epochs the epoch status table does not mark complete, "
+           "the persistent state is not a B+tree (%s)", c->name, why);
+out:
+    if (lv2) for (uint32_t i = 0; i < h2; i++) free(lv2[i].v);
+    free(lv2);
+    free(G2.T.w); free(G2.T.par); free(G2.T.sub); free(G2.T.minkey);
+    free(keys);
+    free(W.kv.v);
+    free(W.seen);
+    free(W.st);
+    free(est);
+    free(un);
+    free(it);
+    if (work) mem_free(work);
+    if (before) mem_free(before);
+    return rc;
+}
+
 static int bt_build_kr(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx, char *err, size_t errlen)
 {
-    return bt_build_alg(prm, p, init, ctx, err, errlen, 0, SCOPE_DEVICE);
+    return bt_build_alg(prm, p, init, ctx, err, errlen, "btree-kr", 0, SCOPE_DEVICE, 0);
 }
 
 static int bt_build_wg(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx, char *err, size_t errlen)
 {
-    return bt_build_alg(prm, p, init, ctx, err, errlen, 1, SCOPE_BLOCK);
+    return bt_build_alg(prm, p, init, ctx, err, errlen, "btree-wg", 1, SCOPE_BLOCK, 0);
+}
+
+static int bt_build_kr_log(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx, char *err, size_t errlen)
+{
+    return bt_build_alg(prm, p, init, ctx, err, errlen, "btree-kr-log", 0, SCOPE_DEVICE, 1);
+}
+
+static int bt_build_wg_log(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx, char *err, size_t errlen)
+{
+    return bt_build_alg(prm, p, init, ctx, err, errlen, "btree-wg-log", 1, SCOPE_BLOCK, 1);
 }
 
 const persim_workload wl_btree_kr_workload = {
     .name = "btree-kr",
     .desc = "parallel B+tree insertion, Algorithm 1: kernel-scope persist barrier after every level "
-            "(scoped persist barriers paper, section 5.1)",
+            "(scoped persist barriers paper, section 5.1); the measured program, no recovery procedure (btree-kr-log has one)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "kernel-scope persist barriers",
     .recovery = "native",
@@ -900,7 +1319,8 @@ const persim_workload wl_btree_kr_workload = {
 const persim_workload wl_btree_wg_workload = {
     .name = "btree-wg",
     .desc = "parallel B+tree insertion, Algorithm 2: workgroup-scope persist barriers over disjoint "
-            "subtrees below depth d, kernel scope above (section 5.1)",
+            "subtrees below depth d, kernel scope above (section 5.1); the measured program, no recovery procedure "
+            "(btree-wg-log has one)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "workgroup/kernel-scope persist barriers",
     .recovery = "native",
@@ -911,27 +1331,60 @@ const persim_workload wl_btree_wg_workload = {
     .free_ctx = bt_free,
 };
 
-/* The scoped persistency bug of the paper's point 1 (sections 1, 4): Algorithm 2 with workitem
+/* The recoverable programs: Algorithms 1 and 2 with the undo log and epoch status table of
+ * section 8.3 (see emit_tasks and bt_recover). */
+const persim_workload wl_btree_kr_log_workload = {
+    .name = "btree-kr-log",
+    .desc = "btree-kr with the undo log and epoch status table of section 8.3 (recoverable: persim crash)",
+    .size_desc = "keys in the initial tree (size/4 more are inserted)",
+    .pmo = "kernel-scope persist barriers",
+    .recovery = "logging",
+    .default_size = 1048576,
+    .small_size = 8192,
+    .build = bt_build_kr_log,
+    .verify = bt_verify,
+    .free_ctx = bt_free,
+    .recover = bt_recover,
+};
+
+const persim_workload wl_btree_wg_log_workload = {
+    .name = "btree-wg-log",
+    .desc = "btree-wg with the undo log and epoch status table of section 8.3 (recoverable: persim crash)",
+    .size_desc = "keys in the initial tree (size/4 more are inserted)",
+    .pmo = "workgroup/kernel-scope persist barriers",
+    .recovery = "logging",
+    .default_size = 1048576,
+    .small_size = 8192,
+    .build = bt_build_wg_log,
+    .verify = bt_verify,
+    .free_ctx = bt_free,
+    .recover = bt_recover,
+};
+
+/* The scoped persistency bug of the paper's point 1 (sections 1, 4): btree-wg-log with workitem
  * scope where workgroup scope is needed (sync(block) then pbarrier(warp) after each level of a
- * subtree). A parent node updated by one wavefront may then persist before the children another
- * wavefront of its workgroup split off: `persim check` reports the split-before-parent
- * requirements as not guaranteed. */
+ * subtree; each wavefront then notes its own epoch complete in the EST). A parent node updated by
+ * one wavefront may then persist before the children another wavefront of its workgroup split
+ * off: `persim check` reports the split-before-parent requirements as not guaranteed, and
+ * `persim crash --images model` finds crash states whose rolled-back tree is not a B+tree. */
 static int bt_build_wg_wi_bug(const wl_params *prm, persim_prog *p, mem_image *init, void **ctx, char *err,
                               size_t errlen)
 {
-    return bt_build_alg(prm, p, init, ctx, err, errlen, 1, SCOPE_WARP);
+    return bt_build_alg(prm, p, init, ctx, err, errlen, "btree-wg-wi-bug", 1, SCOPE_WARP, 1);
 }
 
 const persim_workload wl_btree_wg_wi_bug_workload = {
     .name = "btree-wg-wi-bug",
-    .desc = "btree-wg with workitem-scope persist barriers where workgroup scope is needed (deliberate "
-            "scoped persistency bug, the paper's point 1)",
+    .desc = "btree-wg-log with workitem-scope persist barriers where workgroup scope is needed (deliberate "
+            "scoped persistency bug, the paper's point 1; persim check: not guaranteed; persim crash: fails on model "
+            "images)",
     .size_desc = "keys in the initial tree (size/4 more are inserted)",
     .pmo = "workitem/kernel-scope persist barriers (too narrow)",
-    .recovery = "native",
+    .recovery = "logging",
     .default_size = 1048576,
     .small_size = 8192,
     .build = bt_build_wg_wi_bug,
     .verify = bt_verify,
     .free_ctx = bt_free,
+    .recover = bt_recover,
 };

@@ -53,7 +53,7 @@ typedef struct persim_workload {
 /* Finds a workload or a variant by name. */
 const persim_workload *wl_find(const char *name);
 /* All registered workloads, NULL-terminated, in a fixed order (the six SBRP applications, then
- * the scoped-persist-barrier ones: btree-kr, btree-wg, hashtable-wi). */
+ * the scoped-persist-barrier ones: btree-kr, btree-wg, hashtable-wi, btree-kr-log, btree-wg-log). */
 const persim_workload *const *wl_all(void);
 /* Variants of them with deliberate persistency bugs (e.g. "reduction-blkscope-bug", SBRP section
  * 5.3), NULL-terminated. wl_find finds them too. */
