@@ -5,14 +5,25 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sstream>
 #include "check.h"
 extern "C" {
 #include "func_exec.h"
+#include "trace.h"
 #include "workload.h"
 }
+
+extern char **environ;
 
 namespace persim {
 
@@ -49,7 +60,218 @@ void write_op(mem_image *img, const persim_prog *p, const persim_op &o, uint64_t
         }
     }
 }
+// The number of leading kernels of a recovery program that are recovery kernels, and their work;
+// "" or what is wrong with the program (a recovery kernel after a resume kernel).
+std::string recovery_work(const persim_prog *rp, RecoveryWork &w)
+{
+    w = RecoveryWork{};
+    for (uint32_t k = 0; k < rp->nkernels; ++k) {
+        const persim_kernel &kr = rp->kernels[k];
+        if (!wl_is_recovery_kernel(kr.name)) {
+            for (uint32_t j = k + 1; j < rp->nkernels; ++j)
+                if (wl_is_recovery_kernel(rp->kernels[j].name))
+                    return std::string("recovery program: recovery kernel '") + rp->kernels[j].name +
+                           "' follows kernel '" + kr.name + "' of the resumed work (recovery kernels come first)";
+            break;
+        }
+        ++w.kernels;
+        const uint64_t s0 = kr.first_stream, s1 = s0 + (uint64_t)kr.nblocks * kr.warps_per_block;
+        for (uint64_t st = s0; st < s1; ++st)
+            for (uint64_t i = rp->streams[st].begin; i < rp->streams[st].end; ++i) {
+                const persim_op &o = rp->ops[i];
+                const uint64_t words = ((uint64_t)o.nlanes * o.elem + 3) / 4;
+                if (o.kind == OPK_LD) w.load_words += words;
+                else if (o.kind == OPK_ST) w.store_words += words;
+            }
+    }
+    return "";
+}
+
+// The first `nk` kernels of p as a program of their own.
+persim_prog *leading_kernels(const persim_prog *p, uint32_t nk)
+{
+    persim_prog *q = prog_new();
+    for (uint32_t k = 0; k < nk; ++k) {
+        const persim_kernel &kr = p->kernels[k];
+        prog_kernel(q, kr.name, kr.nblocks, kr.warps_per_block * PERSIM_WARP_SIZE);
+        for (uint32_t b = 0; b < kr.nblocks; ++b)
+            for (uint32_t w = 0; w < kr.warps_per_block; ++w) {
+                prog_warp(q, b, w);
+                const persim_stream *st = prog_stream(p, &kr, b, w);
+                for (uint64_t i = st->begin; i < st->end; ++i) {
+                    persim_op o = p->ops[i];
+                    std::vector<uint64_t> v;
+                    if (o.kind == OPK_ST && o.vals != PERSIM_NOVALS)
+                        v.assign(p->vals + o.vals, p->vals + o.vals + o.nlanes);
+                    o.id = 0;
+                    op_append(q, &o, v.empty() ? nullptr : v.data());
+                }
+            }
+    }
+    return q;
+}
+
+std::string shell_quote(const std::string &s)
+{
+    if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:+,-@%") ==
+                          std::string::npos)
+        return s;
+    std::string o = "'";
+    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return o + "'";
+}
+
+std::string self_exe()
+{
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("persim") : p.string();
+}
+
+// Runs argv with stdout and stderr into `log`; the exit status (-1: could not start, err says why).
+int run_child(const std::vector<std::string> &argv, const std::string &log, std::string &err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<char *> av;
+    for (const auto &a : argv) av.push_back(const_cast<char *>(a.c_str()));
+    av.push_back(nullptr);
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        err = std::string("cannot start ") + av[0] + ": " + std::strerror(rc);
+        return -1;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            err = std::string("waitpid: ") + std::strerror(errno);
+            return -1;
+        }
+    if (WIFSIGNALED(st)) {
+        err = std::string("killed by signal ") + std::to_string(WTERMSIG(st));
+        return -1;
+    }
+    return WEXITSTATUS(st);
+}
+
+std::string tail_of(const std::string &path, int n)
+{
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    std::string o;
+    for (size_t i = lines.size() > (size_t)n ? lines.size() - n : 0; i < lines.size(); ++i) o += "\n    " + lines[i];
+    return o;
+}
 } // namespace
+
+void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durable, uint64_t t_ps, size_t index,
+                                size_t nimages, RunResult &r, std::ostringstream &o)
+{
+    namespace fs = std::filesystem;
+    persim_prog *rp = prog_new();
+    mem_image *img = mem_clone(durable);
+    char err[2048] = {0};
+    RecoveryWork w;
+    std::string bad;
+    if (lp.wl->recover(lp.ctx, durable, rp, img, err, sizeof err) != 0) bad = std::string("recovery gave up: ") + err;
+    else bad = recovery_work(rp, w);
+    persim_prog *q = bad.empty() ? leading_kernels(rp, (uint32_t)w.kernels) : nullptr;
+    prog_free(rp);
+    mem_free(img);
+    if (!bad.empty()) throw ConfigError("crash --time-recovery: " + bad);
+    if (w.kernels == 0) {
+        prog_free(q);
+        throw ConfigError(std::string("crash --time-recovery: workload '") + lp.wl->name +
+                          "' appends no recovery kernel (a kernel whose name contains \"" WL_RECOVERY_TAG "\")");
+    }
+    // The trace: the recovery kernels, the durable image they start from, and `expect` lines with
+    // what the functional executor computes (the child run checks its result against them).
+    std::error_code ec;
+    fs::create_directories(o_.out_dir, ec);
+    if (ec) {
+        prog_free(q);
+        throw ConfigError(o_.out_dir + ": cannot create output directory: " + ec.message());
+    }
+    const std::string trace = (fs::path(o_.out_dir) / "recovery.trace").string();
+    const std::string dir = (fs::path(o_.out_dir) / "recovery").string();
+    mem_image *fin = mem_clone(durable);
+    if (func_exec(q, fin, 0, err, sizeof err) != 0) {
+        mem_free(fin);
+        prog_free(q);
+        throw ConfigError(std::string("crash --time-recovery: recovery kernels failed functionally: ") + err);
+    }
+    char comment[256];
+    std::snprintf(comment, sizeof comment, "recovery kernels of workload %s size %llu, crash at t = %llu ps "
+                  "(durable image %zu of %zu; persim crash --time-recovery)",
+                  lp.wl->name, (unsigned long long)lp.size, (unsigned long long)t_ps, index, nimages - 1);
+    FILE *f = std::fopen(trace.c_str(), "w");
+    bool ok = f && trace_write_stream(f, q, durable, nullptr, 0, comment) == 0 && trace_write_expects(f, q, fin, nullptr, 0) == 0;
+    if (f) ok = std::fclose(f) == 0 && ok;
+    mem_free(fin);
+    prog_free(q);
+    if (!ok) throw ConfigError(trace + ": cannot write the recovery trace");
+
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    std::vector<std::string> argv = {self_exe(), "run", "--trace", trace, "--model", model_->name};
+    argv.insert(argv.end(), o_.child_args.begin(), o_.child_args.end());
+    for (const std::string &a : {std::string("--out"), dir, std::string("--csv"), dir + "/run.csv", std::string("--quiet")})
+        argv.push_back(a);
+    std::string cmd;
+    for (const auto &a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+    const std::string log = dir + "/log.txt";
+    std::string why;
+    int rc = run_child(argv, log, why);
+    double rec_ns = -1;
+    if (rc == 0) {
+        std::ifstream in(dir + "/stats.json");
+        try {
+            nlohmann::json st = nlohmann::json::parse(in);
+            rec_ns = st.at("summary").at("sim_ns").at("value").get<double>();
+        } catch (const std::exception &e) {
+            why = dir + "/stats.json: no summary.sim_ns (" + e.what() + ")";
+        }
+    } else if (why.empty()) {
+        why = "exit status " + std::to_string(rc);
+    }
+    if (rec_ns < 0) {
+        r.code = rc > 0 ? rc : EXIT_BAD_INPUT;
+        r.status = "recovery-run-failed";
+        r.message = "crash --time-recovery: the timed recovery run failed (" + why + "): " + cmd + "\n  its output (" +
+                    log + "):" + tail_of(log, 8);
+        o << "  recovery run      FAILED (" << why << "): " << cmd << "\n";
+        return;
+    }
+    const double free_ns = r.sim_ps / 1000.0, ratio = free_ns > 0 ? rec_ns / free_ns : 0.0;
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "  recovery point    %s crash at %s (durable image %zu of %zu): %llu recovery kernel(s), "
+                  "%llu words loaded + %llu stored\n"
+                  "  recovery time     %s = %.2f%% of the crash-free run (%s)\n",
+                  o_.worst ? "worst:" : "", fmt_time(t_ps).c_str(), index, nimages - 1, (unsigned long long)w.kernels,
+                  (unsigned long long)w.load_words, (unsigned long long)w.store_words, fmt_time((uint64_t)(rec_ns * 1000 + 0.5)).c_str(),
+                  100.0 * ratio, fmt_time(r.sim_ps).c_str());
+    o << b << "  recovery run      " << cmd << "\n";
+    r.stats["recovery"] = {{"point", o_.worst ? "worst" : "at"},
+                           {"crash_ps", t_ps},
+                           {"image", index},
+                           {"kernels", w.kernels},
+                           {"load_words", w.load_words},
+                           {"store_words", w.store_words},
+                           {"work_words", w.words()},
+                           {"recovery_ns", rec_ns},
+                           {"crash_free_ns", free_ns},
+                           {"recovery_ratio", ratio},
+                           {"trace", trace},
+                           {"command", cmd}};
+}
 
 CrashDriver::CrashDriver(const Config &cfg, const std::string &model, const CrashOptions &o)
     : cfg_(cfg), model_(find_model(model)), o_(o)
@@ -57,6 +279,10 @@ CrashDriver::CrashDriver(const Config &cfg, const std::string &model, const Cras
     if (!model_) throw ConfigError("unknown model '" + model + "'");
     if (o_.all && o_.model_images)
         throw ConfigError("crash: --points all enumerates the run's durable images; with --images model give a number of samples");
+    if (o_.time_recovery && o_.model_images)
+        throw ConfigError("crash: --time-recovery times a run image (--images run), not a model image");
+    if (o_.time_recovery && o_.out_dir.empty())
+        throw ConfigError("crash: --time-recovery needs --out DIR (the recovery trace and the timed run go there)");
 }
 
 void CrashDriver::on_loaded(const LoadedProgram &lp)
@@ -75,7 +301,7 @@ void CrashDriver::on_loaded(const LoadedProgram &lp)
     }
 }
 
-std::string CrashDriver::try_image(const LoadedProgram &lp, const mem_image *durable)
+std::string CrashDriver::try_image(const LoadedProgram &lp, const mem_image *durable, RecoveryWork *work)
 {
     const persim_workload *wl = lp.wl;
     persim_prog *rp = prog_new();
@@ -84,6 +310,7 @@ std::string CrashDriver::try_image(const LoadedProgram &lp, const mem_image *dur
     std::string bad;
     if (wl->recover(lp.ctx, durable, rp, img, err, sizeof err) != 0) {
         bad = std::string("recovery gave up: ") + err;
+    } else if (work && !(bad = recovery_work(rp, *work)).empty()) {
     } else if (func_exec(rp, img, 0, err, sizeof err) != 0) {
         bad = std::string("recovery program failed: ") + err;
     } else {
@@ -168,6 +395,7 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
     if (o_.model_images && o_.sample >= 0 && o_.at_ps >= 0)
         throw ConfigError("crash: give either --at (a run image) or --sample (a model image), not both");
     std::string first_fail, replay;
+    std::ostringstream timed;   // --time-recovery lines
     uint64_t fail_index = 0;
     auto record = [&](uint64_t index, const std::string &where, const std::string &bad, const std::string &again) {
         ++tried_;
@@ -201,15 +429,41 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
         }
         mem_image *cur = mem_clone(log_.init());
         size_t applied = 0;
+        size_t best = imgs.size();        // --time-recovery: the point timed
+        uint64_t best_t = 0, best_words = 0;
+        bool best_ok = false;
         for (size_t i : pick) {
             log_.apply(cur, applied, imgs[i].count);
             applied = imgs[i].count;
             const uint64_t t = o_.at_ps >= 0 ? (uint64_t)o_.at_ps : imgs[i].t;
-            std::string bad = try_image(lp, cur);
+            RecoveryWork w;
+            std::string bad = try_image(lp, cur, o_.time_recovery ? &w : nullptr);
+            if (o_.time_recovery && (best == imgs.size() || w.words() > best_words)) {
+                best = i;               // the first point with the most work
+                best_t = t;
+                best_words = w.words();
+                best_ok = bad.empty();
+            }
             char where[160];
             std::snprintf(where, sizeof where, "crash at %s (t = %llu ps; durable image %zu of %zu, %zu writes)",
                           fmt_time(t).c_str(), (unsigned long long)t, i, imgs.size() - 1, imgs[i].count);
             record(i, where, bad, " --at " + std::to_string(t));
+        }
+        if (o_.time_recovery && best < imgs.size()) {
+            if (!best_ok) {
+                timed << "  recovery time     not timed: the chosen point did not recover\n";
+            } else {
+                mem_image *d = mem_clone(log_.init());
+                log_.apply(d, 0, imgs[best].count);
+                try {
+                    time_recovery(lp, d, best_t, best, imgs.size(), r, timed);
+                } catch (...) {
+                    mem_free(d);
+                    mem_free(cur);
+                    throw;
+                }
+                mem_free(d);
+            }
         }
         mem_free(cur);
     } else {
@@ -240,6 +494,7 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
         o << "  first failing     " << first_fail << "\n";
         o << "  replay            " << replay << "\n";
     }
+    o << timed.str();
     char b[128];
     std::snprintf(b, sizeof b, "  host time         %.2f s (%.0f points/s)\n", secs, secs > 0 ? tried_ / secs : 0.0);
     o << b;
@@ -249,7 +504,7 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
                         {"recovered", recovered_},
                         {"first_failure", first_fail},
                         {"seconds", secs}};
-    if (recovered_ != tried_) {
+    if (recovered_ != tried_ && r.code == EXIT_OK) {
         r.code = EXIT_CHECK;
         r.status = "crash-failed";
         r.message = "crash: " + std::to_string(tried_ - recovered_) + " of " + std::to_string(tried_) +

@@ -11,6 +11,7 @@
 // its coherence-latest value among the chosen stores.
 #pragma once
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 #include "durable_log.h"
@@ -27,6 +28,18 @@ struct CrashOptions {
     int64_t at_ps = -1;           // --at PS: one crash instant (run images)
     int64_t sample = -1;          // --sample K: one model-image sample (with --seed)
     std::string replay;           // command line prefix for the replay hint
+    // --time-recovery (docs/checking.md "Timed recovery"): time the recovery kernels of one point
+    bool time_recovery = false;
+    bool worst = false;           // --worst: the tried point whose recovery kernels do the most work
+    std::string out_dir;          // the recovery trace and the timed child run go here
+    std::vector<std::string> child_args;   // --config/--set arguments for the child `persim run`
+};
+
+// What the recovery kernels of a crash point do ("work": 4-byte PM words loaded plus stored by
+// the kernels whose names contain WL_RECOVERY_TAG, workloads/workload.h).
+struct RecoveryWork {
+    uint64_t kernels = 0, load_words = 0, store_words = 0;
+    uint64_t words() const { return load_words + store_words; }
 };
 
 class CrashDriver : public RunObserver {
@@ -41,7 +54,10 @@ public:
 
 private:
     // Recovers from `durable`; "" on success, else what went wrong.
-    std::string try_image(const LoadedProgram &lp, const mem_image *durable);
+    std::string try_image(const LoadedProgram &lp, const mem_image *durable, RecoveryWork *work = nullptr);
+    // Writes the recovery kernels of `durable` as a trace and times them in a child `persim run`.
+    void time_recovery(const LoadedProgram &lp, const mem_image *durable, uint64_t t_ps, size_t index,
+                       size_t nimages, RunResult &r, std::ostringstream &o);
     mem_image *model_image(uint64_t k, uint64_t end_ps, uint64_t *tau, double *q, size_t *nstores);
 
     Config cfg_;

@@ -69,6 +69,12 @@ const char *kUsage =
     "  --seed S           which points (default 1); the input seed is --set sim.seed=N here\n"
     "  --images run|model the run's own durable images (default), or images the model allows\n"
     "  --at PS            one crash instant (ps) of the run;  --sample K: one model image (with --seed)\n"
+    "  --time-recovery    also time the recovery kernels (not the resumed work) of one crash point:\n"
+    "                     --at PS, or --worst = of the points tried, the one whose recovery kernels\n"
+    "                     load + store the most PM words; needs --out DIR: writes DIR/recovery.trace\n"
+    "                     (the kernels and the durable image) and runs `persim run --trace` on it\n"
+    "                     with the same model, --config and --set (DIR/recovery/); reports\n"
+    "                     recovery_ns, crash_free_ns, recovery_ratio in stats.json and the CSV\n"
     "\n"
     "exit status: 0 ok, 1 bad input, 3 simulated deadlock or time limit, 4 functional check failed,\n"
     "             5 persist-order check, requirement or crash recovery failed\n";
@@ -84,7 +90,7 @@ struct Args {
     std::vector<std::string> configs, sets;
     std::string model = "sbrp", workload, trace, out, csv, vcd, size, seed, logw;
     std::string points, images, at, sample;
-    bool quiet = false, markdown = false, check = false;
+    bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false;
     std::vector<std::string> positional;
 };
 
@@ -133,6 +139,8 @@ Args parse(int argc, char **argv)
         else if (s == "--at") a.at = val("--at");
         else if (s == "--sample") a.sample = val("--sample");
         else if (s == "--markdown") a.markdown = true;
+        else if (s == "--time-recovery") a.time_recovery = true;
+        else if (s == "--worst") a.worst = true;
         else if (!s.empty() && s[0] == '-') die("unknown option '" + s + "' (try persim --help)");
         else a.positional.push_back(s);
     }
@@ -391,6 +399,18 @@ int cmd_crash(const Args &a0)
         o.sample = (int64_t)parse_u64("--sample", a.sample);
     }
     if (o.at_ps >= 0 && o.model_images) die("--at: only with --images run (a model image is chosen with --sample)");
+    if (a.worst && !a.time_recovery) die("--worst: only with --time-recovery (it chooses the point whose recovery is timed)");
+    if (a.time_recovery) {
+        if (o.model_images) die("--time-recovery: times a run image; not with --images model");
+        if (a.worst && o.at_ps >= 0) die("--time-recovery: --worst and --at both choose the crash point; give one of them");
+        if (!a.worst && o.at_ps < 0) die("--time-recovery: choose the crash point with --worst or --at PS");
+        if (a.out.empty()) die("--time-recovery: needs --out DIR (the recovery trace and the timed run go there)");
+        o.time_recovery = true;
+        o.worst = a.worst;
+        o.out_dir = a.out;
+        for (const auto &c : a.configs) o.child_args.insert(o.child_args.end(), {"--config", c});
+        for (const auto &kv : a.sets) o.child_args.insert(o.child_args.end(), {"--set", kv});
+    }
     std::string rp = g_argv0 + " crash";
     for (const auto &c : a.configs) rp += " --config " + c;
     for (const auto &kv : a.sets) rp += " --set " + kv;

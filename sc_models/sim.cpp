@@ -141,22 +141,40 @@ void summarize(StatsWriter &w, const Top &top, uint64_t sim_ps, uint64_t period)
 void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, uint64_t size)
 {
     bool fresh = !fs::exists(path);
+    // persim crash --time-recovery adds recovery columns (docs/checking.md "Timed recovery")
+    const bool rec = r.stats.contains("recovery");
+    const std::string header =
+        std::string("config,model,placement,eadr,workload,size,seed,status,verified,sim_ns,gpu_cycles,warp_instructions,"
+                    "pm_stores,pm_flushes,persisted_writes,nvm_write_bytes,nvm_read_bytes,l1_pm_read_misses,"
+                    "stall_edm_cycles,stall_odm_cycles,stall_barrier_cycles,host_seconds") +
+        (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
+    if (!fresh) {
+        std::ifstream in(path);
+        std::string have;
+        std::getline(in, have);
+        if (!have.empty() && have != header)
+            throw ConfigError(path + ": has other columns than this run's row" +
+                              (rec ? " (crash --time-recovery adds recovery columns)" : "") + "; use another --csv");
+    }
     if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
     std::ofstream o(path, std::ios::app);
     if (!o) throw ConfigError(path + ": cannot write CSV");
     const json &sm = r.stats["summary"];
     auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].dump() : std::string("0"); };
-    if (fresh)
-        o << "config,model,placement,eadr,workload,size,seed,status,verified,sim_ns,gpu_cycles,warp_instructions,"
-             "pm_stores,pm_flushes,persisted_writes,nvm_write_bytes,nvm_read_bytes,l1_pm_read_misses,"
-             "stall_edm_cycles,stall_odm_cycles,stall_barrier_cycles,host_seconds\n";
+    if (fresh) o << header << "\n";
     o << s.cfg.s("system.name") << "," << s.model << "," << s.cfg.s("system.pm_placement") << ","
       << (s.cfg.b("system.eadr") ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
       << s.cfg.i("sim.seed") << "," << r.status << "," << (r.verified ? 1 : 0) << "," << v("sim_ns") << ","
       << v("gpu_cycles") << "," << v("warp_instructions") << "," << v("pm_stores") << "," << v("pm_flushes") << ","
       << v("persisted_writes") << "," << v("nvm_write_bytes") << "," << v("nvm_read_bytes") << ","
       << v("l1_pm_read_misses") << "," << v("stall_edm_cycles") << "," << v("stall_odm_cycles") << ","
-      << v("stall_barrier_cycles") << "," << r.host_seconds << "\n";
+      << v("stall_barrier_cycles") << "," << r.host_seconds;
+    if (rec) {
+        const json &rj = r.stats["recovery"];
+        o << "," << rj["recovery_ns"].dump() << "," << rj["crash_free_ns"].dump() << "," << rj["recovery_ratio"].dump()
+          << "," << rj["work_words"].dump();
+    }
+    o << "\n";
 }
 
 } // namespace

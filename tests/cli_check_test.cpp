@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
 #include <regex>
 #include <string>
 #include <nlohmann/json.hpp>
@@ -106,6 +110,129 @@ TEST(CliCheck, CrashModelImagesReplay)
     EXPECT_TRUE(has(r, "points recovered  0")) << r.text;
 }
 
+// ---- timed recovery (docs/checking.md "Timed recovery") ----
+
+namespace {
+nlohmann::json read_json(const std::string &path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+// The header and last row of a CSV file as name -> value.
+std::map<std::string, std::string> csv_row(const std::string &path)
+{
+    std::ifstream in(path);
+    std::string h, l, last;
+    std::getline(in, h);
+    while (std::getline(in, l))
+        if (!l.empty()) last = l;
+    auto split = [](const std::string &x) {
+        std::vector<std::string> f;
+        std::stringstream ss(x);
+        std::string c;
+        while (std::getline(ss, c, ',')) f.push_back(c);
+        return f;
+    };
+    auto hv = split(h), lv = split(last);
+    std::map<std::string, std::string> m;
+    for (size_t i = 0; i < hv.size() && i < lv.size(); ++i) m[hv[i]] = lv[i];
+    return m;
+}
+
+const std::string kRec = kSmall + " --workload gpkvs --size 1024";
+} // namespace
+
+TEST(CliCheck, CrashTimedRecoveryReportsRecoveryTime)
+{
+    const std::string d = tmpdir("timed");
+    for (const char *model : {"epoch", "sbrp"}) {
+        const std::string out = d + "/" + model;
+        Out o = sh("crash " + kRec + " --model " + model + " --points 30 --time-recovery --worst --out " + out +
+                   " --csv " + out + "/run.csv");
+        ASSERT_EQ(o.code, 0) << o.text;
+        EXPECT_TRUE(has(o, "recovery time")) << o.text;
+        EXPECT_TRUE(has(o, "recovery run      ")) << o.text;
+        auto st = read_json(out + "/stats.json");
+        ASSERT_TRUE(st.contains("recovery")) << st.dump(1);
+        const auto &r = st["recovery"];
+        EXPECT_GT(r["recovery_ns"].get<double>(), 0.0);
+        EXPECT_GT(r["work_words"].get<uint64_t>(), 0u);
+        EXPECT_GE(r["kernels"].get<uint64_t>(), 1u);
+        // the crash-free time is the crash run's own timed run; recovery is a fraction of it here
+        EXPECT_DOUBLE_EQ(r["crash_free_ns"].get<double>(), st["summary"]["sim_ns"]["value"].get<double>());
+        EXPECT_GT(r["recovery_ratio"].get<double>(), 0.0);
+        EXPECT_LT(r["recovery_ratio"].get<double>(), 1.0);
+        // the child run verified the recovery kernels' result against the trace's expect lines
+        auto child = read_json(out + "/recovery/stats.json");
+        EXPECT_EQ(child["run"]["status"], "ok");
+        EXPECT_TRUE(child["run"]["verified"].get<bool>());
+        EXPECT_DOUBLE_EQ(child["summary"]["sim_ns"]["value"].get<double>(), r["recovery_ns"].get<double>());
+        EXPECT_TRUE(fs::exists(out + "/recovery.trace"));
+        auto row = csv_row(out + "/run.csv");
+        ASSERT_TRUE(row.count("recovery_ns")) << o.text;
+        EXPECT_GT(std::stod(row["recovery_ns"]), 0.0);
+        EXPECT_GT(std::stod(row["recovery_ratio"]), 0.0);
+    }
+}
+
+TEST(CliCheck, CrashTimedRecoveryWorstPointDoesTheMostWork)
+{
+    const std::string d = tmpdir("worst");
+    Out o = sh("crash " + kRec + " --model sbrp --points all --time-recovery --worst --out " + d + "/w --csv " + d + "/w.csv");
+    ASSERT_EQ(o.code, 0) << o.text;
+    auto st = read_json(d + "/w/stats.json");
+    const uint64_t worst = st["recovery"]["work_words"].get<uint64_t>();
+    const uint64_t end = (uint64_t)(st["summary"]["sim_ns"]["value"].get<double>() * 1000.0);
+    // other crash instants (every one is among the points `--points all` tried)
+    uint64_t least = worst;
+    for (int k = 0; k <= 4; ++k) {
+        const uint64_t at = end / 4 * k;
+        const std::string out = d + "/at" + std::to_string(k);
+        Out a = sh("crash " + kRec + " --model sbrp --time-recovery --at " + std::to_string(at) + " --out " + out +
+                   " --csv " + out + ".csv");
+        ASSERT_EQ(a.code, 0) << a.text;
+        const uint64_t w = read_json(out + "/stats.json")["recovery"]["work_words"].get<uint64_t>();
+        EXPECT_LE(w, worst) << "crash at " << at << " ps does more recovery work than the --worst point";
+        least = std::min(least, w);
+    }
+    EXPECT_LT(least, worst) << "the recovery work should vary with the crash point";
+}
+
+TEST(CliCheck, CrashTimedRecoveryInASweep)
+{
+    const std::string d = tmpdir("sweep");
+    const std::string spec = write(d, "s.json", std::string(R"({"out": ")") + d + R"(/out", "command": "crash",
+        "args": ["--points", "10", "--time-recovery", "--worst"],
+        "configs": [")" + PERSIM_SOURCE_DIR + R"(/configs/gpu_small.json"], "models": ["epoch", "sbrp"],
+        "workloads": ["gpkvs"], "sizes": [1024]})");
+    Out o = sh("sweep " + spec + " -j 2");
+    ASSERT_EQ(o.code, 0) << o.text;
+    std::ifstream in(d + "/out/sweep.csv");
+    std::string h, l;
+    std::getline(in, h);
+    std::vector<std::string> cols;
+    {
+        std::stringstream ss(h);
+        std::string c;
+        while (std::getline(ss, c, ',')) cols.push_back(c);
+    }
+    auto at = std::find(cols.begin(), cols.end(), "recovery_ns");
+    ASSERT_NE(at, cols.end()) << h;
+    int rows = 0;
+    while (std::getline(in, l)) {
+        if (l.empty()) continue;
+        std::vector<std::string> f;
+        std::stringstream ss(l);
+        std::string c;
+        while (std::getline(ss, c, ',')) f.push_back(c);
+        ASSERT_GT(f.size(), (size_t)(at - cols.begin())) << l;
+        EXPECT_GT(std::stod(f[at - cols.begin()]), 0.0) << l;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 2);
+}
+
 // ---- bad input: one clear message, exit 1 ----
 
 TEST(CliCheckBadInput, RequireNamingAnUnknownOp)
@@ -170,6 +297,11 @@ TEST(CliCheckBadInput, CrashOptions)
         {"--workload reduction --at -4", "--at: expected a non-negative integer"},
         {"--trace x.trace", "--workload is required"},
         {"--workload nope", "unknown workload 'nope'"},
+        {"--workload gpkvs --worst", "--worst: only with --time-recovery"},
+        {"--workload gpkvs --time-recovery --out /nonexistent/x", "--time-recovery: choose the crash point with --worst or --at PS"},
+        {"--workload gpkvs --time-recovery --worst --at 5 --out /nonexistent/x", "--worst and --at both choose the crash point"},
+        {"--workload gpkvs --time-recovery --worst --images model --out /nonexistent/x", "--time-recovery: times a run image"},
+        {"--workload gpkvs --time-recovery --worst", "--time-recovery: needs --out DIR"},
     };
     for (const auto &c : cases) {
         Out o = sh("crash " + kSmall + " --model sbrp --size 16384 " + c.args);

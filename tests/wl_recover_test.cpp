@@ -183,7 +183,81 @@ TEST_P(Recover, AppendsKernelsOnly)
     prog_free(rp);
 }
 
+// The recovery kernels (named with WL_RECOVERY_TAG) come first; each loads from PM (the log or
+// the progress markers it reads) and ends every warp with a durability point; the resumed work
+// follows under other names.
+TEST_P(Recover, RecoveryKernelsFirstLoadThenDurable)
+{
+    auto b = build(GetParam().name, GetParam().size);
+    Img img = prefix_image(*b, b->persists.size() / 2);
+    persim_prog *rp = prog_new();
+    Img run(mem_clone(img.get()));
+    char err[256] = "";
+    ASSERT_EQ(b->w->recover(b->ctx, img.get(), rp, run.get(), err, sizeof err), 0) << err;
+    ASSERT_GE(rp->nkernels, 1u);
+    EXPECT_TRUE(wl_is_recovery_kernel(rp->kernels[0].name)) << rp->kernels[0].name;
+    bool resumed = false;
+    uint64_t loads = 0;
+    for (uint32_t k = 0; k < rp->nkernels; ++k) {
+        const persim_kernel &kr = rp->kernels[k];
+        const bool rec = wl_is_recovery_kernel(kr.name);
+        EXPECT_FALSE(rec && resumed) << kr.name << " follows a kernel of the resumed work";
+        resumed |= !rec;
+        if (!rec) continue;
+        for (uint32_t bl = 0; bl < kr.nblocks; ++bl)
+            for (uint32_t w = 0; w < kr.warps_per_block; ++w) {
+                const persim_stream *st = prog_stream(rp, &kr, bl, w);
+                ASSERT_GT(st->end, st->begin);
+                EXPECT_EQ(rp->ops[st->end - 1].kind, OPK_DURABLE) << kr.name;
+                for (uint64_t i = st->begin; i < st->end; ++i) loads += rp->ops[i].kind == OPK_LD;
+            }
+    }
+    EXPECT_GT(loads, 0u) << "the recovery kernels read nothing from PM";
+    prog_free(rp);
+}
+
 INSTANTIATE_TEST_SUITE_P(Wl, Recover, ::testing::ValuesIn(kCases), case_name);
+
+// A large restore is spread over the warps of several blocks, each warp loading before it stores.
+TEST(RecoverKernels, ParallelOverBlocks)
+{
+    Img from(mem_new()), to(mem_new());
+    for (uint64_t i = 0; i < 4096; ++i) mem_write_u32(to.get(), PERSIM_PM_BASE + 8 * i, (uint32_t)i + 1);
+    const wl_range r[1] = { { PERSIM_PM_BASE, 4096 * 8 } };
+    const wl_range reads[1] = { { PERSIM_PM_BASE + (1u << 20), 4096 * 8 } };
+    Img cleared(mem_clone(to.get()));
+    persim_prog *p = prog_new();
+    ASSERT_EQ(wl_emit_recovery(p, "x_recover", reads, 1, from.get(), to.get(), cleared.get(), r, 1), 0);
+    ASSERT_EQ(p->nkernels, 1u + 1u);   // nothing to clear: an empty clear kernel still ends durable
+    EXPECT_STREQ(p->kernels[1].name, "x_recover_clear");
+    const persim_kernel &k = p->kernels[0];
+    EXPECT_GT(k.nblocks, 1u);
+    uint64_t ld_words = 0, st_words = 0;
+    for (uint32_t b = 0; b < k.nblocks; ++b)
+        for (uint32_t w = 0; w < k.warps_per_block; ++w) {
+            const persim_stream *st = prog_stream(p, &k, b, w);
+            bool stored = false;
+            for (uint64_t i = st->begin; i < st->end; ++i) {
+                const persim_op &o = p->ops[i];
+                if (o.kind == OPK_LD) {
+                    EXPECT_FALSE(stored) << "a load after a store in block " << b << " warp " << w;
+                    ld_words += o.nlanes;
+                } else if (o.kind == OPK_ST) {
+                    stored = true;
+                    st_words += o.nlanes;
+                }
+            }
+            EXPECT_EQ(p->ops[st->end - 1].kind, OPK_DURABLE);
+        }
+    EXPECT_EQ(ld_words, 4096u * 2);
+    EXPECT_EQ(st_words, 4096u);
+    // the functional result is the restored image
+    Img run(mem_clone(from.get()));
+    char err[256] = "";
+    ASSERT_EQ(func_exec(p, run.get(), 0, err, sizeof err), 0) << err;
+    EXPECT_LT(mem_diff(run.get(), to.get(), PERSIM_PM_BASE, 1u << 16), 0);
+    prog_free(p);
+}
 
 // The reduction's recovery trusts the block sums once the final sum is durable (what the
 // device-scope release guarantees). A crash image where the final sum is durable but a block's

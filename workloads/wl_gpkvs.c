@@ -279,7 +279,8 @@ out:
 
 /* Undo-log recovery (SBRP Figure 4, recover()): a group whose log head is set was inside an
  * insert: its log entry (ordered before the head) holds the slot's old signature and location,
- * which recovery writes back (restore_pair) before clearing the head. Then the batch is inserted
+ * which recovery writes back (restore_pair; kernel kvs_recover reads every head and the entries of
+ * the set ones) before clearing the head and the entry (kvs_recover_clear). Then the batch is inserted
  * again from the start, as the insert kernel does it (the matching signature or the first empty
  * slot of the bucket: inserting an item again rewrites its own slot), and the log is cleared. */
 static int kvs_recover(const void *vc, const mem_image *durable, persim_prog *p, mem_image *img, char *err,
@@ -289,7 +290,9 @@ static int kvs_recover(const void *vc, const mem_image *durable, persim_prog *p,
     (void)img;
     uint32_t *sig = (uint32_t *)malloc((size_t)c->nb * KVS_SLOTS * 4);
     uint32_t *loc = (uint32_t *)malloc((size_t)c->nb * KVS_SLOTS * 4);
-    mem_image *work = mem_clone(durable), *before = NULL;
+    mem_image *work = mem_clone(durable), *before = NULL, *restored = NULL;
+    wl_range *reads = NULL;
+    size_t nreads = 0;
     int rc = 0;
     const wl_range rg[3] = { { c->table, c->nb * KVS_BUCKET_BYTES }, { c->loge, (uint64_t)c->ngroups * 16 },
                              { c->logh, (uint64_t)c->ngroups * 8 } };
@@ -297,20 +300,35 @@ static int kvs_recover(const void *vc, const mem_image *durable, persim_prog *p,
         rc = wl_err(err, errlen, "gpkvs recover: out of memory");
         goto out;
     }
+    reads = (wl_range *)malloc(((size_t)c->ngroups + 1) * sizeof *reads);
+    restored = mem_clone(durable);
+    if (!reads || !restored) {
+        rc = wl_err(err, errlen, "gpkvs recover: out of memory");
+        goto out;
+    }
+    reads[nreads++] = (wl_range){ c->logh, (uint64_t)c->ngroups * 8 };   /* every log head */
     for (uint32_t g = 0; g < c->ngroups; g++) {
         if (mem_read_u64(durable, c->logh + 8ull * g) == 0) continue;
         uint32_t e[4];   /* slot, old signature, bucket, old location */
         mem_read(durable, c->loge + 16ull * g, e, 16);
+        reads[nreads++] = (wl_range){ c->loge + 16ull * g, 16 };       /* the entry of a set head */
         if (e[0] >= KVS_SLOTS || e[2] >= c->nb) {
             rc = wl_err(err, errlen, "gpkvs recover: group %u log entry names bucket %u slot %u (not in the table)", g,
                         e[2], e[0]);
             goto out;
         }
-        mem_write_u32(work, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 4ull * e[0], e[1]);
-        mem_write_u32(work, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 16 + 4ull * e[0], e[3]);
-        mem_write_u64(work, c->logh + 8ull * g, 0);
+        for (mem_image *m = restored; m; m = m == restored ? work : NULL) {
+            mem_write_u32(m, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 4ull * e[0], e[1]);
+            mem_write_u32(m, c->table + (uint64_t)e[2] * KVS_BUCKET_BYTES + 16 + 4ull * e[0], e[3]);
+        }
+        static const uint8_t zero[16] = { 0 };
+        mem_write(work, c->logh + 8ull * g, zero, 8);
+        mem_write(work, c->loge + 16ull * g, zero, 16);
     }
-    wl_emit_phase(p, "kvs_recover", durable, work, rg, 3);
+    if (wl_emit_recovery(p, "kvs_recover", reads, nreads, durable, restored, work, rg, 3) != 0) {
+        rc = wl_err(err, errlen, "gpkvs recover: out of memory");
+        goto out;
+    }
     before = mem_clone(work);
     for (uint64_t b = 0; b < c->nb; b++) {
         uint32_t t[2 * KVS_SLOTS];
@@ -337,12 +355,14 @@ static int kvs_recover(const void *vc, const mem_image *durable, persim_prog *p,
             mem_write(work, c->logh + 8ull * g, zero, 8);
         }
     }
-    wl_emit_phase(p, "kvs_resume", before, work, rg, 3);
+    if (wl_emit_phase(p, "kvs_resume", before, work, rg, 3) != 0) rc = wl_err(err, errlen, "gpkvs recover: out of memory");
 out:
     free(sig);
     free(loc);
+    free(reads);
     if (work) mem_free(work);
     if (before) mem_free(before);
+    if (restored) mem_free(restored);
     return rc;
 }
 

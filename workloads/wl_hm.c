@@ -327,7 +327,8 @@ static void hm_zero(mem_image *m, uint64_t addr, uint64_t len)
 }
 
 /* Undo-log recovery: a slot whose log head is set was being written: its old value (in the log,
- * ordered before the head) goes back and the head is cleared. A warp logs and commits only its
+ * ordered before the head) goes back (kernel hm_recover reads every head and the old values of the
+ * set ones) and the head is cleared (hm_recover_clear). A warp logs and commits only its
  * own slots, so a cuckoo move that spans two warps can leave a key in both of its slots or in
  * neither; recovery keeps one copy of a key found twice, then inserts every key of the batches
  * again in order, as the insert kernel does (a key already in one of its slots is updated in
@@ -342,13 +343,22 @@ static int hm_recover(const void *vc, const mem_image *durable, persim_prog *p, 
     const uint64_t tot = (uint64_t)c->B * NS;
     uint64_t *t = (uint64_t *)malloc((size_t)NS * 8);
     uint32_t *off = (uint32_t *)calloc((size_t)c->B + 1, 4), *items = (uint32_t *)malloc((size_t)c->n * 4);
-    mem_image *work = mem_clone(durable), *before = NULL;
+    mem_image *work = mem_clone(durable), *before = NULL, *restored = NULL;
+    wl_range *reads = NULL;
+    size_t nreads = 0;
     const wl_range rg[3] = { { c->table, tot * 8 }, { c->logv, tot * 8 }, { c->logh, tot * 8 } };
     int rc = 0;
     if (!t || !off || !items || !work) {
         rc = wl_err(err, errlen, "hm recover: out of memory");
         goto out;
     }
+    reads = (wl_range *)malloc(((size_t)tot + 1) * sizeof *reads);
+    restored = mem_clone(durable);
+    if (!reads || !restored) {
+        rc = wl_err(err, errlen, "hm recover: out of memory");
+        goto out;
+    }
+    reads[nreads++] = (wl_range){ c->logh, tot * 8 };   /* every log head */
     for (uint64_t s = 0; s < tot; s++) {
         uint64_t h = mem_read_u64(durable, c->logh + 8 * s);
         if (!h) continue;
@@ -357,10 +367,15 @@ static int hm_recover(const void *vc, const mem_image *durable, persim_prog *p, 
                         (unsigned long long)s, (unsigned long long)h);
             goto out;
         }
+        reads[nreads++] = (wl_range){ c->logv + 8 * s, 8 };   /* the old value of a set head */
+        mem_write_u64(restored, c->table + 8 * s, mem_read_u64(durable, c->logv + 8 * s));
         mem_write_u64(work, c->table + 8 * s, mem_read_u64(durable, c->logv + 8 * s));
         mem_write_u64(work, c->logh + 8 * s, 0);
     }
-    wl_emit_phase(p, "hm_recover", durable, work, rg, 3);
+    if (wl_emit_recovery(p, "hm_recover", reads, nreads, durable, restored, work, rg, 3) != 0) {
+        rc = wl_err(err, errlen, "hm recover: out of memory");
+        goto out;
+    }
     before = mem_clone(work);
     /* the keys of each bucket in insertion order */
     for (uint32_t i = 0; i < c->n; i++) off[hm_bucket(c->key[i], c->B) + 1]++;
@@ -395,13 +410,15 @@ static int hm_recover(const void *vc, const mem_image *durable, persim_prog *p, 
     }
     hm_zero(work, c->logv, tot * 8);
     hm_zero(work, c->logh, tot * 8);
-    wl_emit_phase(p, "hm_resume", before, work, rg, 3);
+    if (wl_emit_phase(p, "hm_resume", before, work, rg, 3) != 0) rc = wl_err(err, errlen, "hm recover: out of memory");
 out:
     free(t);
     free(off);
     free(items);
+    free(reads);
     if (work) mem_free(work);
     if (before) mem_free(before);
+    if (restored) mem_free(restored);
     return rc;
 }
 

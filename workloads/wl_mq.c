@@ -384,7 +384,14 @@ static int mq_recover(const void *vc, const mem_image *durable, persim_prog *p, 
     }
     wl_range rg[3] = { { c->hdr, (uint64_t)c->nq * 128 }, { c->qarr, (uint64_t)c->nq * c->cap * 4 },
                        { c->rec, (uint64_t)c->ncmd * 16 } };
-    wl_emit_phase(p, "mq_recover", durable, work, rg, 3);
+    {   /* recovery reads every start and completion record; it restores head/tail (no log clear:
+         * the resumed commands overwrite the records) */
+        const wl_range reads[1] = { { c->rec, (uint64_t)c->ncmd * 16 } };
+        if (wl_emit_recovery(p, "mq_recover", reads, 1, durable, work, NULL, rg, 3) != 0) {
+            rc = wl_err(err, errlen, "mq recover: out of memory");
+            goto out;
+        }
+    }
     before = mem_clone(work);
     for (uint32_t q = 0; q < c->nq; q++) {
         const uint64_t hq = c->hdr + 128ull * q, qa = c->qarr + (uint64_t)q * c->cap * 4;
@@ -409,7 +416,7 @@ static int mq_recover(const void *vc, const mem_image *durable, persim_prog *p, 
             mem_write_u64(work, c->rec + 8ull * (c->ncmd + i), mq_pack(h, t));
         }
     }
-    wl_emit_phase(p, "mq_resume", before, work, rg, 3);
+    if (wl_emit_phase(p, "mq_resume", before, work, rg, 3) != 0) rc = wl_err(err, errlen, "mq recover: out of memory");
 out:
     free(slot); free(qoff); free(qcmd); free(from); free(head); free(tail);
     if (work) mem_free(work);

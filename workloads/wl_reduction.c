@@ -373,7 +373,19 @@ static int reduction_recover(const void *vc, const mem_image *durable, persim_pr
             for (uint32_t t = T / 2; t < T; t++) mem_write_u32(work, pa + 4ull * t, pst[(size_t)b * T + t]);
         }
     }
-    wl_emit_phase(p, "reduction_recover", durable, work, rg, nr);
+    {   /* recovery reads every launch's final sum, and for the last finished launch the block
+         * results and block sums it republishes from */
+        wl_range reads[3] = { { c->final, (uint64_t)c->nlaunch * 4 } };
+        size_t nreads = 1;
+        if (first > 0) {
+            reads[nreads++] = (wl_range){ c->outsum[first - 1], (uint64_t)c->nb[first - 1] * 4 };
+            reads[nreads++] = (wl_range){ c->parr, (uint64_t)c->nb[first - 1] * T * 4 };
+        }
+        if (wl_emit_recovery(p, "reduction_recover", reads, nreads, durable, work, NULL, rg, nr) != 0) {
+            rc = wl_err(err, errlen, "reduction recover: out of memory");
+            goto out;
+        }
+    }
     before = mem_clone(work);
     uint32_t running = first > 0 ? mem_read_u32(work, c->final + 4ull * (first - 1)) : 0;
     for (uint32_t L = first; L < c->nlaunch; L++) {
@@ -384,7 +396,8 @@ static int reduction_recover(const void *vc, const mem_image *durable, persim_pr
         }
         mem_write_u32(work, c->final + 4ull * L, running);
     }
-    wl_emit_phase(p, "reduction_resume", before, work, rg, nr);
+    if (wl_emit_phase(p, "reduction_resume", before, work, rg, nr) != 0)
+        rc = wl_err(err, errlen, "reduction recover: out of memory");
 out:
     free(pst); free(bsum); free(s); free(acc); free(rg);
     if (work) mem_free(work);

@@ -221,9 +221,12 @@ static int scan_recover(const void *vc, const mem_image *durable, persim_prog *p
             }
         }
     }
-    wl_emit_phase(p, "scan_resume", durable, work, rg, 3);
+    /* the recovery kernel reads every step flag (which partial sums are durable); the rest is
+     * the resumed scan */
+    int rc = wl_emit_recovery(p, "scan_recover", &rg[1], 1, durable, durable, NULL, rg, 0) != 0 ||
+             wl_emit_phase(p, "scan_resume", durable, work, rg, 3) != 0;
     mem_free(work);
-    return 0;
+    return rc ? wl_err(err, errlen, "scan recover: out of memory") : 0;
 }
 
 const persim_workload wl_scan_workload = {

@@ -287,7 +287,13 @@ static int srad_recover(const void *vc, const mem_image *durable, persim_prog *p
             for (int q = 0; q < 4; q++) mem_write_u32(work, c->d_addr[q] + 4 * k, srad_bits(r[q]));
             mem_write_u32(work, c->C_addr + 4 * k, srad_bits(r[4]));
         }
-    wl_emit_phase(p, "srad1_resume", durable, work, rg, 6);
+    /* the recovery kernel reads every coefficient (which pixels are durable); the rest is the
+     * resumed work */
+    if (wl_emit_recovery(p, "srad_recover", &rg[4], 1, durable, durable, NULL, rg, 0) != 0 ||
+        wl_emit_phase(p, "srad1_resume", durable, work, rg, 6) != 0) {
+        rc = wl_err(err, errlen, "srad recover: out of memory");
+        goto out;
+    }
     before = mem_clone(work);
     float *d[4] = { buf, buf + NN, buf + 2 * NN, buf + 3 * NN }, *C = buf + 4 * NN;
     for (int q = 0; q < 4; q++) mem_read(work, c->d_addr[q], d[q], NN * 4);
@@ -299,7 +305,7 @@ static int srad_recover(const void *vc, const mem_image *durable, persim_prog *p
             if (mem_read_u32(durable, c->out_addr + 4 * k) != 0) continue;
             mem_write_u32(work, c->out_addr + 4 * k, srad_bits(srad_k2(c->J, C, dc, S, i, j)));
         }
-    wl_emit_phase(p, "srad2_resume", before, work, rg, 6);
+    if (wl_emit_phase(p, "srad2_resume", before, work, rg, 6) != 0) rc = wl_err(err, errlen, "srad recover: out of memory");
 out:
     free(buf);
     if (work) mem_free(work);

@@ -74,7 +74,11 @@ int wl_err(char *err, size_t n, const char *fmt, ...)
     return -1;
 }
 
-uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to, const wl_range *r, size_t nr)
+/* Calls emit(u, addr, n, vals) for each run of up to 32 consecutive differing words. */
+typedef void (*run_fn)(void *u, uint64_t addr, uint32_t n, const uint64_t *vals);
+
+static uint64_t diff_runs(const mem_image *from, const mem_image *to, const wl_range *r, size_t nr, run_fn emit,
+                          void *u)
 {
     enum { CH = 4096 };
     static const size_t W = CH / 4;
@@ -93,32 +97,150 @@ uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to
                 uint64_t wa = at + 4 * w;
                 if (a[w] != b[w]) {
                     if (run && (wa != run_at + 4ull * run || run == PERSIM_WARP_SIZE)) {
-                        op_st(p, run_at, 4, run, 4, vals);
+                        emit(u, run_at, run, vals);
                         n++;
                         run = 0;
                     }
                     if (!run) run_at = wa;
                     vals[run++] = b[w];
                 } else if (run) {
-                    op_st(p, run_at, 4, run, 4, vals);
+                    emit(u, run_at, run, vals);
                     n++;
                     run = 0;
                 }
             }
         }
         if (run) {
-            op_st(p, run_at, 4, run, 4, vals);
+            emit(u, run_at, run, vals);
             n++;
         }
     }
     return n;
 }
 
-void wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
-                   const wl_range *r, size_t nr)
+static void emit_st(void *u, uint64_t addr, uint32_t n, const uint64_t *vals)
 {
-    prog_kernel(p, kernel, 1, PERSIM_WARP_SIZE);
-    prog_warp(p, 0, 0);
-    wl_emit_diff(p, from, to, r, nr);
-    op_durable(p);
+    op_st((persim_prog *)u, addr, 4, n, 4, vals);
 }
+
+uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to, const wl_range *r, size_t nr)
+{
+    return diff_runs(from, to, r, nr, emit_st, p);
+}
+
+/* A warp-wide access of a phase: up to 32 consecutive words; vals == NULL for a load. */
+typedef struct wl_acc { uint64_t addr; uint32_t n; uint32_t vi; } wl_acc;
+typedef struct wl_accs {
+    wl_acc *a; size_t n, cap;
+    uint64_t *vals; size_t nv, capv;
+    int oom;
+} wl_accs;
+
+static void accs_push(wl_accs *s, uint64_t addr, uint32_t n, const uint64_t *vals)
+{
+    if (s->oom) return;
+    if (s->n == s->cap) {
+        size_t c = s->cap ? 2 * s->cap : 256;
+        wl_acc *na = (wl_acc *)realloc(s->a, c * sizeof *na);
+        if (!na) { s->oom = 1; return; }
+        s->a = na;
+        s->cap = c;
+    }
+    uint32_t vi = UINT32_MAX;
+    if (vals) {
+        if (s->nv + n > s->capv) {
+            size_t c = s->capv ? 2 * s->capv : 1024;
+            while (c < s->nv + n) c *= 2;
+            uint64_t *nv = (uint64_t *)realloc(s->vals, c * sizeof *nv);
+            if (!nv) { s->oom = 1; return; }
+            s->vals = nv;
+            s->capv = c;
+        }
+        memcpy(s->vals + s->nv, vals, n * sizeof *vals);
+        vi = (uint32_t)s->nv;
+        s->nv += n;
+    }
+    s->a[s->n++] = (wl_acc){ addr, n, vi };
+}
+
+static void accs_run(void *u, uint64_t addr, uint32_t n, const uint64_t *vals) { accs_push((wl_accs *)u, addr, n, vals); }
+
+/* Loads of the ranges: one warp-wide load per 128-byte piece (4-byte words). */
+static void accs_reads(wl_accs *s, const wl_range *r, size_t nr)
+{
+    for (size_t i = 0; i < nr; i++) {
+        uint64_t at = r[i].addr & ~3ull, end = (r[i].addr + r[i].len + 3) & ~3ull;
+        while (at < end) {
+            uint64_t piece_end = (at | 127u) + 1;
+            if (piece_end > end) piece_end = end;
+            accs_push(s, at, (uint32_t)((piece_end - at) / 4), NULL);
+            at = piece_end;
+        }
+    }
+}
+
+static void accs_free(wl_accs *s)
+{
+    free(s->a);
+    free(s->vals);
+}
+
+/* One kernel: the loads of `ld` then the stores of `st`, dealt round-robin to the warps (warp i
+ * of the grid takes accesses i, i + W, ...), WL_PHASE_ACCESSES_PER_WARP of each per warp, 8 warps
+ * (256 threads) per block; then DURABLE in every warp. */
+#define WL_PHASE_ACCESSES_PER_WARP 4u
+#define WL_PHASE_WARPS_PER_BLOCK   8u
+static void emit_parallel(persim_prog *p, const char *kernel, const wl_accs *ld, const wl_accs *st)
+{
+    size_t most = ld->n > st->n ? ld->n : st->n;
+    uint64_t W = (most + WL_PHASE_ACCESSES_PER_WARP - 1) / WL_PHASE_ACCESSES_PER_WARP;
+    if (W == 0) W = 1;
+    uint32_t wpb = W < WL_PHASE_WARPS_PER_BLOCK ? (uint32_t)W : WL_PHASE_WARPS_PER_BLOCK;
+    uint32_t nb = (uint32_t)((W + wpb - 1) / wpb);
+    W = (uint64_t)nb * wpb;
+    prog_kernel(p, kernel, nb, wpb * PERSIM_WARP_SIZE);
+    for (uint32_t b = 0; b < nb; b++)
+        for (uint32_t w = 0; w < wpb; w++) {
+            uint64_t g = (uint64_t)b * wpb + w;
+            prog_warp(p, b, w);
+            for (uint64_t i = g; i < ld->n; i += W) op_ld(p, ld->a[i].addr, 4, ld->a[i].n, 4);
+            for (uint64_t i = g; i < st->n; i += W) op_st(p, st->a[i].addr, 4, st->a[i].n, 4, st->vals + st->a[i].vi);
+            op_durable(p);
+        }
+}
+
+int wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
+                  const wl_range *r, size_t nr)
+{
+    wl_accs ld = { 0 }, st = { 0 };
+    diff_runs(from, to, r, nr, accs_run, &st);
+    int rc = st.oom ? -1 : 0;
+    if (!rc) emit_parallel(p, kernel, &ld, &st);
+    accs_free(&st);
+    return rc;
+}
+
+int wl_emit_recovery(persim_prog *p, const char *kernel, const wl_range *reads, size_t nreads,
+                     const mem_image *from, const mem_image *restored, const mem_image *cleared,
+                     const wl_range *r, size_t nr)
+{
+    char name[sizeof p->kernels[0].name];
+    wl_accs ld = { 0 }, st = { 0 }, cl = { 0 }, none = { 0 };
+    accs_reads(&ld, reads, nreads);
+    diff_runs(from, restored, r, nr, accs_run, &st);
+    if (cleared) diff_runs(restored, cleared, r, nr, accs_run, &cl);
+    int rc = ld.oom || st.oom || cl.oom ? -1 : 0;
+    if (!rc) {
+        emit_parallel(p, kernel, &ld, &st);
+        if (cleared) {
+            snprintf(name, sizeof name, "%s_clear", kernel);
+            emit_parallel(p, name, &none, &cl);
+        }
+    }
+    accs_free(&ld);
+    accs_free(&st);
+    accs_free(&cl);
+    return rc;
+}
+
+int wl_is_recovery_kernel(const char *name) { return strstr(name, WL_RECOVERY_TAG) != NULL; }

@@ -42,7 +42,10 @@ typedef struct persim_workload {
      * the recovery kernel(s) and the rest of the work, as the workload's recovery code would do
      * them reading only the persistent state and its inputs (undo-log replay or native resume,
      * SBRP Table 2); `img` (a copy of `durable`) is what func_exec then runs the program on. 0, or
-     * -1 with a message if the state cannot be recovered. */
+     * -1 with a message if the state cannot be recovered. The recovery kernels proper (those that
+     * read the log or the progress markers and restore a consistent state: wl_emit_recovery) come
+     * first and have WL_RECOVERY_TAG in their names; the kernels of the resumed work follow and
+     * must not (persim crash --time-recovery times the recovery kernels only). */
     int  (*recover)(const void *ctx, const mem_image *durable, persim_prog *prog, mem_image *img,
                     char *err, size_t errlen);
     /* Checks a recovered final image (optional; default verify): the persistent state only, for a
@@ -77,9 +80,26 @@ typedef struct wl_range { uint64_t addr, len; } wl_range;
  * Returns the number of ops appended. */
 uint64_t wl_emit_diff(persim_prog *p, const mem_image *from, const mem_image *to,
                       const wl_range *r, size_t nr);
-/* A recovery phase as one kernel of one warp: the stores of wl_emit_diff, then DURABLE. */
-void     wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
+/* A phase of recovery or resumed work as a parallel GPU kernel: the stores of wl_emit_diff dealt
+ * round-robin to the warps of several blocks (4 per warp, 8 warps per block), then DURABLE in
+ * every warp. 0, or -1 when out of memory. */
+int      wl_emit_phase(persim_prog *p, const char *kernel, const mem_image *from, const mem_image *to,
                        const wl_range *r, size_t nr);
+/* The recovery kernels of an undo log or of a native resume (SBRP section 7.3): kernel `kernel`
+ * (its name must contain WL_RECOVERY_TAG) whose warps first load `reads` (the log entries and
+ * progress markers recovery reads from PM; one warp-wide load per 128-byte piece), then store the
+ * diff from -> restored on `r`, then DURABLE (each model lowers it: epoch barrier, dFence, ...);
+ * then, if `cleared` is not NULL, kernel "<kernel>_clear" storing the diff restored -> cleared
+ * (the log clear), DURABLE. Loads and stores are dealt round-robin to the warps of several
+ * blocks as in wl_emit_phase. 0, or -1 when out of memory. */
+int      wl_emit_recovery(persim_prog *p, const char *kernel, const wl_range *reads, size_t nreads,
+                          const mem_image *from, const mem_image *restored, const mem_image *cleared,
+                          const wl_range *r, size_t nr);
+/* Recovery kernels are told from the resumed rest of the work by name: a kernel whose name
+ * contains WL_RECOVERY_TAG is a recovery kernel. `persim crash --time-recovery` times exactly
+ * those (docs/checking.md); the recover hook appends them before any other kernel. */
+#define WL_RECOVERY_TAG "recover"
+int      wl_is_recovery_kernel(const char *name);
 
 /* printf into err (if err && n) and return -1: the error convention of build/verify. */
 int      wl_err(char *err, size_t n, const char *fmt, ...)
