@@ -1129,7 +1129,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Undo-log recovery (section 8.3). Reads the epoch status table; every log entry whose epoch the
  * EST does not mark complete (for the wavefront that wrote it) is rolled back, newest epoch first
- * (kernel "btree_rollback"). The rolled-back state must be the tree of the last completed epochs:
+ * (recovery kernel "btree_recover_rollback": it loads the status table and the log, then
+ * restores). The rolled-back state must be the tree of the last completed epochs:
  * the tree reachable from the header plus the subtrees the pending items of completed epochs name
  * (split-off nodes whose parent's update was rolled back or not done). It is checked like
  * bt_verify checks a tree (a state that is not a B+tree is reported: the recovery gives up).
@@ -1191,7 +1192,14 @@ static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, 
         mem_read(durable, un[i].at, old, BT_NODE);
         mem_write(work, c->pool + (uint64_t)un[i].node * BT_NODE, old, BT_NODE);
     }
-    wl_emit_phase(p, "btree_rollback", durable, work, rg, 5);
+    {
+        /* the recovery kernel reads the epoch status table and the undo log, then restores */
+        const wl_range reads[2] = { { c->est, (uint64_t)c->nest * 8 }, { c->log, nslots * BT_LOGENT } };
+        if (wl_emit_recovery(p, "btree_recover_rollback", reads, 2, durable, work, NULL, rg, 5) != 0) {
+            wl_err(err, errlen, "%s recover: out of memory", c->name);
+            goto out;
+        }
+    }
 
     /* 2. the tree of the completed epochs: from the header, then the pending items */
     W.img = work;
@@ -1260,7 +1268,10 @@ static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, 
         for (uint32_t i = 0; i < c->nest; i++) mem_write(work, c->est + 8ull * i, zero, 8);
         for (uint64_t i = 0; i < c->nitems; i++) mem_write(work, c->items + i * BT_ITEM_LOG, zero, BT_ITEM_LOG);
     }
-    wl_emit_phase(p, "btree_resume", before, work, rg, 5);
+    if (wl_emit_phase(p, "btree_resume", before, work, rg, 5) != 0) {
+        wl_err(err, errlen, "%s recover: out of memory", c->name);
+        goto out;
+    }
     rc = 0;
     goto out;
 invalid:
