@@ -505,8 +505,6 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11):
         A(f"| {m}-near, % of crash-free | " + " | ".join(fmt(f11["pct"][m][w], 1) for w in WORKLOADS + ["geomean"]) + " |")
     A("")
     pr = f11["ratio"]
-    A("| | paper | persim | ratio |")
-    A("|---|---|---|---|")
     ps = f11["same"]
     A("| | paper | persim (worst points) | ratio | persim (same images) | ratio |")
     A("|---|---|---|---|---|---|")
