@@ -279,6 +279,8 @@ CrashDriver::CrashDriver(const Config &cfg, const std::string &model, const Cras
     if (!model_) throw ConfigError("unknown model '" + model + "'");
     if (o_.all && o_.model_images)
         throw ConfigError("crash: --points all enumerates the run's durable images; with --images model give a number of samples");
+    if (o_.target >= 0 && !o_.model_images)
+        throw ConfigError("crash: --target picks a targeted model image; only with --images model");
     if (o_.time_recovery && o_.model_images)
         throw ConfigError("crash: --time-recovery times a run image (--images run), not a model image");
     if (o_.time_recovery && o_.out_dir.empty())
@@ -372,6 +374,69 @@ mem_image *CrashDriver::model_image(uint64_t k, uint64_t end_ps, uint64_t *tau, 
     return img;
 }
 
+bool CrashDriver::target_stores(uint32_t a, uint32_t b, std::vector<uint32_t> &chosen, uint64_t *tau, bool *tie)
+{
+    chosen.clear();
+    *tie = false;
+    const persim_prog *p = log_.prog();
+    const size_t n = g_.nodes();
+    const int32_t na = g_.store_node[a];
+    *tau = log_.performed(b);
+    if (na < 0 || *tau == kNever) return false;
+    // the upward closure of a: a and every node ordered after it (predecessors have smaller ids)
+    std::vector<uint8_t> up(n, 0);
+    up[(size_t)na] = 1;
+    for (size_t i = (size_t)na + 1; i < n; ++i)
+        for (uint32_t e = g_.off[i]; e < g_.off[i + 1]; ++e)
+            if (up[g_.pred[e]]) {
+                up[i] = 1;
+                break;
+            }
+    if (mark_.size() < n) mark_.assign(n, 0);
+    if (++epoch_ == 0) {
+        std::fill(mark_.begin(), mark_.end(), 0);
+        epoch_ = 1;
+    }
+    std::vector<uint32_t> stack;
+    auto push = [&](uint32_t x) {
+        if (mark_[x] != epoch_) {
+            mark_[x] = epoch_;
+            stack.push_back(x);
+        }
+    };
+    // every durability point completed by tau, except those that cover a
+    for (const auto &d : g_.dpoints) {
+        uint64_t t = d.op != kNoOp ? log_.completed(d.op) : log_.kernel_end((uint32_t)d.kernel);
+        if (t > *tau) continue;
+        if (up[d.node]) {
+            // covers a: completed before b was performed, the run's timing keeps a before b; at
+            // the same instant it does not order them (left out: a crash may take b's side)
+            if (t < *tau) return false;
+            *tie = true;
+            continue;
+        }
+        push(d.node);
+    }
+    // every store performed by tau that is not ordered after a (b among them)
+    for (uint64_t i = 0; i < p->nops; ++i) {
+        int32_t x = g_.store_node[i];
+        if (x < 0 || up[(size_t)x] || log_.performed((uint32_t)i) > *tau) continue;
+        push((uint32_t)x);
+    }
+    // closed downwards (cannot reach a: nothing pushed is ordered after it)
+    while (!stack.empty()) {
+        uint32_t x = stack.back();
+        stack.pop_back();
+        if (g_.kind[x] == PmoGraph::STORE) chosen.push_back(g_.op[x]);
+        for (uint32_t e = g_.off[x]; e < g_.off[x + 1]; ++e) push(g_.pred[e]);
+    }
+    std::sort(chosen.begin(), chosen.end(), [&](uint32_t x, uint32_t y) {
+        const uint64_t rx = log_.perform_rank(x), ry = log_.perform_rank(y);
+        return rx != ry ? rx < ry : x < y;
+    });
+    return true;
+}
+
 void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
 {
     std::ostringstream o;
@@ -394,7 +459,10 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
                           std::to_string(end) + " ps)");
     if (o_.model_images && o_.sample >= 0 && o_.at_ps >= 0)
         throw ConfigError("crash: give either --at (a run image) or --sample (a model image), not both");
+    if (o_.sample >= 0 && o_.target >= 0)
+        throw ConfigError("crash: give either --sample (a sampled model image) or --target (a targeted one), not both");
     std::string first_fail, replay;
+    uint64_t tgt_unguaranteed = 0, tgt_skipped = 0, tgt_dups = 0, tgt_images = 0, tgt_tried = 0, tgt_failed = 0, tgt_ties = 0;
     std::ostringstream timed;   // --time-recovery lines
     uint64_t fail_index = 0;
     auto record = [&](uint64_t index, const std::string &where, const std::string &bad, const std::string &again) {
@@ -467,7 +535,57 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
         }
         mem_free(cur);
     } else {
+        // Targeted images first (all of them; none with --sample): one per requirement the model
+        // does not guarantee, numbered in program order of the requires after dropping the skipped
+        // ones and duplicates (the same set of durable stores as an earlier one).
+        if (o_.sample < 0) {
+            const persim_prog *p = log_.prog();
+            const uint64_t pm_base = (uint64_t)cfg_.i("system.pm_base");
+            std::set<std::pair<uint64_t, uint64_t>> seen;   // (size, hash) of each image's store set
+            std::vector<uint32_t> chosen;
+            for (uint32_t q : g_.requires_) {
+                const persim_op &ro = p->ops[q];
+                const uint32_t a = log_.ids().of((uint32_t)ro.val), b = log_.ids().of((uint32_t)ro.addr);
+                if (a == kNoOp || b == kNoOp || g_.store_node[a] < 0 || g_.store_node[b] < 0) continue;
+                if (g_.ordered(g_.store_node[a], g_.store_node[b], mark_, epoch_)) continue;
+                ++tgt_unguaranteed;
+                uint64_t tau;
+                bool tie;
+                if (!target_stores(a, b, chosen, &tau, &tie)) {
+                    ++tgt_skipped;
+                    continue;
+                }
+                uint64_t h = 0xcbf29ce484222325ull;
+                for (uint32_t op : chosen) {
+                    h = (h ^ (op + 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
+                    h ^= h >> 33;
+                }
+                if (!seen.insert({chosen.size(), h}).second) {
+                    ++tgt_dups;
+                    continue;
+                }
+                const uint64_t k = tgt_images++;
+                tgt_ties += tie;
+                if (o_.target >= 0 && k != (uint64_t)o_.target) continue;
+                mem_image *img = mem_clone(log_.init());
+                for (uint32_t op : chosen) write_op(img, p, p->ops[op], pm_base);
+                std::string bad = try_image(lp, img);
+                mem_free(img);
+                ++tgt_tried;
+                tgt_failed += !bad.empty();
+                std::string where = "targeted image " + std::to_string(k) + " (require " + std::to_string(p->ops[a].id) +
+                                    " " + std::to_string(p->ops[b].id) + " (op " + std::to_string(ro.id) + "): " +
+                                    describe_op(p, g_, b) + " durable, " + describe_op(p, g_, a) +
+                                    " not; crash at " + fmt_time(tau) + ", " + std::to_string(chosen.size()) +
+                                    " stores durable)";
+                record(k, where, bad, " --images model --target " + std::to_string(k));
+            }
+            if (o_.target >= 0 && (uint64_t)o_.target >= tgt_images)
+                throw ConfigError("crash: --target " + std::to_string(o_.target) + ": this run has " +
+                                  std::to_string(tgt_images) + " targeted image(s)");
+        }
         uint64_t k0 = o_.sample >= 0 ? (uint64_t)o_.sample : 0, k1 = o_.sample >= 0 ? k0 + 1 : o_.points;
+        if (o_.target >= 0) k1 = 0;
         for (uint64_t k = k0; k < k1; ++k) {
             uint64_t tau;
             double q;
@@ -485,10 +603,18 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
     o << "crash (" << model_->name << ", workload " << lp.wl->name << " size " << lp.size << "): run " << fmt_time(end)
       << ", " << log_.writes() << " durable writes, " << (imgs.size() - 1) << " changes of the durable image\n";
     o << "  images            "
-      << (o_.model_images ? std::string("allowed by the ") + model_->name + " model (sampled)" : std::string("this run's durable image at each crash point"))
+      << (o_.model_images ? std::string("allowed by the ") + model_->name + " model (targeted, then sampled)" : std::string("this run's durable image at each crash point"))
       << "\n";
+    if (o_.model_images && o_.sample < 0) {
+        o << "  targeted images   " << tgt_tried << " tried";
+        if (o_.target >= 0) o << " (--target " << o_.target << " of " << tgt_images << ")";
+        o << ", " << tgt_failed << " failed: one per requirement " << model_->name << " does not guarantee ("
+          << tgt_unguaranteed << " of " << g_.requires_.size() << "; " << tgt_skipped
+          << " kept by an earlier durability point, " << tgt_dups << " duplicate images; " << tgt_ties
+          << " images leave out a durability point completed at the crash instant)\n";
+    }
     o << "  points tried      " << tried_;
-    if (o_.at_ps < 0 && o_.sample < 0) o << " (seed " << o_.seed << ")";
+    if (o_.at_ps < 0 && o_.sample < 0 && o_.target < 0) o << " (seed " << o_.seed << ")";
     o << "\n  points recovered  " << recovered_ << "\n";
     if (!first_fail.empty()) {
         o << "  first failing     " << first_fail << "\n";
@@ -502,6 +628,8 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
     r.stats["crash"] = {{"images", o_.model_images ? "model" : "run"},
                         {"tried", tried_},
                         {"recovered", recovered_},
+                        {"targeted", tgt_tried},
+                        {"targeted_failed", tgt_failed},
                         {"first_failure", first_fail},
                         {"seconds", secs}};
     if (recovered_ != tried_ && r.code == EXIT_OK) {

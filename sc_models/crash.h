@@ -8,7 +8,9 @@
 // the persistency model allows at a random instant of the run (--images model): a random set of the
 // stores performed by then, closed downwards under the model's promised order (pmo.h), plus
 // everything a completed durability point (dFence, barrier, kernel end) covers; each location holds
-// its coherence-latest value among the chosen stores.
+// its coherence-latest value among the chosen stores. Before the samples, --images model tries one
+// targeted image per `require A B` the model does not guarantee (docs/checking.md): at the instant
+// B was performed, the most durable image the model allows in which B is durable and A is not.
 #pragma once
 #include <cstdint>
 #include <sstream>
@@ -27,6 +29,7 @@ struct CrashOptions {
     bool model_images = false;    // --images model
     int64_t at_ps = -1;           // --at PS: one crash instant (run images)
     int64_t sample = -1;          // --sample K: one model-image sample (with --seed)
+    int64_t target = -1;          // --target K: only the K-th targeted model image
     std::string replay;           // command line prefix for the replay hint
     // --time-recovery (docs/checking.md "Timed recovery"): time the recovery kernels of one point
     bool time_recovery = false;
@@ -59,6 +62,11 @@ private:
     void time_recovery(const LoadedProgram &lp, const mem_image *durable, uint64_t t_ps, size_t index,
                        size_t nimages, RunResult &r, std::ostringstream &o);
     mem_image *model_image(uint64_t k, uint64_t end_ps, uint64_t *tau, double *q, size_t *nstores);
+    // The targeted image of requirement `a` before `b` (op indices): false if the run's timing
+    // guarantees a (a durability point that covers it completed before b was performed) or b was
+    // never performed; else the chosen stores (perform order), the crash instant, and whether a
+    // durability point covering a completed at that same instant (left out: a tie is no order).
+    bool target_stores(uint32_t a, uint32_t b, std::vector<uint32_t> &chosen, uint64_t *tau, bool *tie);
 
     Config cfg_;
     const PersistModel *model_;

@@ -67,8 +67,11 @@ const char *kUsage =
     "crash options:\n"
     "  --points N|all     crash points to try (default 100; all = every distinct durable image)\n"
     "  --seed S           which points (default 1); the input seed is --set sim.seed=N here\n"
-    "  --images run|model the run's own durable images (default), or images the model allows\n"
+    "  --images run|model the run's own durable images (default), or images the model allows: first\n"
+    "                     one targeted image per `require A B` the model does not guarantee (B durable,\n"
+    "                     A not, crash when B was performed; all of them), then --points random samples\n"
     "  --at PS            one crash instant (ps) of the run;  --sample K: one model image (with --seed)\n"
+    "  --target K         only the K-th targeted model image (with --images model; the replay hint)\n"
     "  --time-recovery    also time the recovery kernels (not the resumed work) of one crash point:\n"
     "                     --at PS, or --worst = of the points tried, the one whose recovery kernels\n"
     "                     load + store the most PM words; needs --out DIR: writes DIR/recovery.trace\n"
@@ -89,7 +92,7 @@ struct Args {
     std::string cmd;
     std::vector<std::string> configs, sets;
     std::string model = "sbrp", workload, trace, out, csv, vcd, size, seed, logw;
-    std::string points, images, at, sample;
+    std::string points, images, at, sample, target;
     bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false;
     std::vector<std::string> positional;
 };
@@ -138,6 +141,7 @@ Args parse(int argc, char **argv)
         else if (s == "--images") a.images = val("--images");
         else if (s == "--at") a.at = val("--at");
         else if (s == "--sample") a.sample = val("--sample");
+        else if (s == "--target") a.target = val("--target");
         else if (s == "--markdown") a.markdown = true;
         else if (s == "--time-recovery") a.time_recovery = true;
         else if (s == "--worst") a.worst = true;
@@ -397,6 +401,11 @@ int cmd_crash(const Args &a0)
     if (!a.sample.empty()) {
         if (!o.model_images) die("--sample: only with --images model (a run image is chosen with --at)");
         o.sample = (int64_t)parse_u64("--sample", a.sample);
+    }
+    if (!a.target.empty()) {
+        if (!o.model_images) die("--target: only with --images model (a targeted model image)");
+        if (!a.sample.empty()) die("--target: give either --sample or --target, not both");
+        o.target = (int64_t)parse_u64("--target", a.target);
     }
     if (o.at_ps >= 0 && o.model_images) die("--at: only with --images run (a model image is chosen with --sample)");
     if (a.worst && !a.time_recovery) die("--worst: only with --time-recovery (it chooses the point whose recovery is timed)");

@@ -104,7 +104,7 @@ TEST(CliCheck, CrashModelImagesReplay)
     Out o = sh("crash " + kSmall + " --model sbrp --workload mq-noorder-bug --size 40 --images model --points 200");
     EXPECT_EQ(o.code, 5) << o.text;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(o.text, m, std::regex("replay +\\S+ (crash .* --sample [0-9]+)"))) << o.text;
+    ASSERT_TRUE(std::regex_search(o.text, m, std::regex("replay +\\S+ (crash .* --(sample|target) [0-9]+)"))) << o.text;
     Out r = sh(m[1].str());
     EXPECT_EQ(r.code, 5) << r.text;
     EXPECT_TRUE(has(r, "points recovered  0")) << r.text;
@@ -295,6 +295,9 @@ TEST(CliCheckBadInput, CrashOptions)
         {"--workload reduction --images model --at 5", "--at: only with --images run"},
         {"--workload reduction --images model --points all", "--points all enumerates the run's durable images"},
         {"--workload reduction --at -4", "--at: expected a non-negative integer"},
+        {"--workload reduction --target 0", "--target: only with --images model"},
+        {"--workload reduction --images model --sample 1 --target 0", "--target: give either --sample or --target"},
+        {"--workload reduction --images model --target 0", "--target 0: this run has 0 targeted image(s)"},
         {"--trace x.trace", "--workload is required"},
         {"--workload nope", "unknown workload 'nope'"},
         {"--workload gpkvs --worst", "--worst: only with --time-recovery"},
