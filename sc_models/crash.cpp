@@ -5,25 +5,19 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <sstream>
 #include "check.h"
+#include "proc.h"
 extern "C" {
 #include "func_exec.h"
 #include "trace.h"
 #include "workload.h"
 }
-
-extern char **environ;
 
 namespace persim {
 
@@ -111,64 +105,6 @@ persim_prog *leading_kernels(const persim_prog *p, uint32_t nk)
     return q;
 }
 
-std::string shell_quote(const std::string &s)
-{
-    if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:+,-@%") ==
-                          std::string::npos)
-        return s;
-    std::string o = "'";
-    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return o + "'";
-}
-
-std::string self_exe()
-{
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("persim") : p.string();
-}
-
-// Runs argv with stdout and stderr into `log`; the exit status (-1: could not start, err says why).
-int run_child(const std::vector<std::string> &argv, const std::string &log, std::string &err)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char *> av;
-    for (const auto &a : argv) av.push_back(const_cast<char *>(a.c_str()));
-    av.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        err = std::string("cannot start ") + av[0] + ": " + std::strerror(rc);
-        return -1;
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            err = std::string("waitpid: ") + std::strerror(errno);
-            return -1;
-        }
-    if (WIFSIGNALED(st)) {
-        err = std::string("killed by signal ") + std::to_string(WTERMSIG(st));
-        return -1;
-    }
-    return WEXITSTATUS(st);
-}
-
-std::string tail_of(const std::string &path, int n)
-{
-    std::ifstream in(path);
-    std::vector<std::string> lines;
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
-    std::string o;
-    for (size_t i = lines.size() > (size_t)n ? lines.size() - n : 0; i < lines.size(); ++i) o += "\n    " + lines[i];
-    return o;
-}
 } // namespace
 
 void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durable, uint64_t t_ps, size_t index,
@@ -224,11 +160,11 @@ void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durabl
     argv.insert(argv.end(), o_.child_args.begin(), o_.child_args.end());
     for (const std::string &a : {std::string("--out"), dir, std::string("--csv"), dir + "/run.csv", std::string("--quiet")})
         argv.push_back(a);
-    std::string cmd;
-    for (const auto &a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+    const std::string cmd = join_cmd(argv);
     const std::string log = dir + "/log.txt";
     std::string why;
-    int rc = run_child(argv, log, why);
+    const pid_t pid = spawn_logged(argv, log, why);
+    int rc = pid < 0 ? -1 : wait_child(pid, why);
     double rec_ns = -1;
     if (rc == 0) {
         std::ifstream in(dir + "/stats.json");
@@ -245,7 +181,8 @@ void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durabl
         r.code = rc > 0 ? rc : EXIT_BAD_INPUT;
         r.status = "recovery-run-failed";
         r.message = "crash --time-recovery: the timed recovery run failed (" + why + "): " + cmd + "\n  its output (" +
-                    log + "):" + tail_of(log, 8);
+                    log + "):\n" + tail_lines(log, 8);
+        while (!r.message.empty() && r.message.back() == '\n') r.message.pop_back();
         o << "  recovery run      FAILED (" << why << "): " << cmd << "\n";
         return;
     }

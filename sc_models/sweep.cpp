@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,11 +21,11 @@
 #include <nlohmann/json.hpp>
 #include "config.h"
 #include "persist_model.h"
+#include "proc.h"
 extern "C" {
 #include "workload.h"
 }
 
-extern char **environ;
 
 namespace persim {
 namespace {
@@ -128,23 +127,6 @@ std::string hex8(uint64_t h)
     return b;
 }
 
-std::string shell_quote(const std::string &s)
-{
-    if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:+,-@%") ==
-                          std::string::npos)
-        return s;
-    std::string o = "'";
-    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return o + "'";
-}
-
-std::string join_cmd(const std::vector<std::string> &argv)
-{
-    std::string o;
-    for (const auto &a : argv) o += (o.empty() ? "" : " ") + shell_quote(a);
-    return o;
-}
-
 std::string csv_field(const std::string &s)
 {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -181,14 +163,6 @@ std::string fmt_dur(double s)
     if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
     else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
     return b;
-}
-
-std::string self_exe(const char *argv0)
-{
-    std::error_code ec;
-    fs::path p = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && !p.empty()) return p.string();
-    return fs::absolute(argv0, ec).string();
 }
 
 // ------------------------------------------------------------------------------------------
@@ -560,17 +534,6 @@ bool point_done(const Point &p, const std::string &exe)
            run.value("workload", "") == p.workload && run.value("size", (uint64_t)0) == size;
 }
 
-std::string tail_lines(const std::string &path, int n)
-{
-    std::ifstream in(path);
-    std::vector<std::string> lines;
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
-    std::string o;
-    for (size_t i = lines.size() > (size_t)n ? lines.size() - n : 0; i < lines.size(); ++i) o += "    " + lines[i] + "\n";
-    return o;
-}
-
 pid_t spawn(const Point &p, std::string &err)
 {
     std::error_code ec;
@@ -580,23 +543,7 @@ pid_t spawn(const Point &p, std::string &err)
         err = p.dir + ": cannot create: " + ec.message();
         return -1;
     }
-    std::string log = p.dir + "/log.txt";
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char *> av;
-    for (const auto &a : p.argv) av.push_back(const_cast<char *>(a.c_str()));
-    av.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        err = std::string("cannot start ") + av[0] + ": " + std::strerror(rc);
-        return -1;
-    }
-    return pid;
+    return spawn_logged(p.argv, p.dir + "/log.txt", err);
 }
 
 void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &path)
