@@ -16,70 +16,20 @@
 
 #include "func_exec.h"
 #include "workload.h"
+#include "wl_test_util.h"
 
 namespace {
+
+using namespace wltest;
 
 const char *const kNames[] = { "btree-kr", "btree-wg", "hashtable-wi", "btree-wg-wi-bug", "btree-kr-log", "btree-wg-log" };
 
 wl_params params(uint64_t size, uint64_t seed = 1, uint32_t sms = 4, uint32_t maxw = 40, uint32_t tpb = 1024)
 {
-    wl_params p;
-    std::memset(&p, 0, sizeof p);
-    p.size = size;
-    p.seed = seed;
-    p.num_sms = sms;
-    p.max_threads_per_block = tpb;
-    p.max_warps_per_sm = maxw;
-    p.pm_base = PERSIM_PM_BASE;
-    p.vol_base = PERSIM_VOL_BASE;
-    return p;
+    return make_params(size, seed, sms, tpb, maxw);
 }
 
-struct Built {
-    const persim_workload *w = nullptr;
-    persim_prog *p = prog_new();
-    mem_image *init = mem_new();
-    void *ctx = nullptr;
-    int rc = -1;
-    std::string err;
-    ~Built()
-    {
-        if (ctx && w) w->free_ctx(ctx);
-        mem_free(init);
-        prog_free(p);
-    }
-};
-
-std::unique_ptr<Built> build(const char *name, const wl_params &prm)
-{
-    auto b = std::make_unique<Built>();
-    b->w = wl_find(name);
-    if (!b->w) return b;
-    char err[512] = "";
-    b->rc = b->w->build(&prm, b->p, b->init, &b->ctx, err, sizeof err);
-    b->err = err;
-    return b;
-}
-
-struct ImgDel { void operator()(mem_image *m) const { mem_free(m); } };
-using Img = std::unique_ptr<mem_image, ImgDel>;
-
-Img run(const persim_prog *p, const mem_image *init, std::string *err)
-{
-    Img img(mem_clone(init));
-    char e[1024] = "";
-    if (func_exec(p, img.get(), 0, e, sizeof e) != 0) {
-        *err = e;
-        return nullptr;
-    }
-    return img;
-}
-
-std::string verify(const Built &b, const mem_image *img)
-{
-    char msg[512] = "";
-    return b.w->verify(b.ctx, img, msg, sizeof msg) == 0 ? std::string("ok") : std::string(msg);
-}
+Img run(const persim_prog *p, const mem_image *init, std::string *err) { return run_prog(p, init, 0, err); }
 
 // (kernel, kind, scope) -> ops
 std::map<std::tuple<uint32_t, int, int>, uint64_t> count(const persim_prog *p)

@@ -13,24 +13,13 @@
 
 #include "func_exec.h"
 #include "workload.h"
+#include "wl_test_util.h"
 
 namespace {
 
-wl_params params(uint64_t size, uint64_t seed = 1)
-{
-    wl_params p;
-    std::memset(&p, 0, sizeof p);
-    p.size = size;
-    p.seed = seed;
-    p.num_sms = 4;
-    p.max_threads_per_block = 1024;
-    p.pm_base = PERSIM_PM_BASE;
-    p.vol_base = PERSIM_VOL_BASE;
-    return p;
-}
+wl_params params(uint64_t size, uint64_t seed = 1) { return wltest::make_params(size, seed, 4, 1024, 0); }
 
-struct ImgDel { void operator()(mem_image *m) const { mem_free(m); } };
-using Img = std::unique_ptr<mem_image, ImgDel>;
+using wltest::Img;
 
 struct Built {
     const persim_workload *w = nullptr;

@@ -15,8 +15,11 @@
 
 #include "func_exec.h"
 #include "workload.h"
+#include "wl_test_util.h"
 
 namespace {
+
+using namespace wltest;
 
 const char *const kNames[] = { "gpkvs", "hm", "srad", "reduction", "mq", "scan" };
 constexpr uint64_t kMaxSteps = 2000000000ull;
@@ -24,66 +27,10 @@ constexpr uint64_t kSpan = 64ull << 20;   // bytes compared from each allocation
 
 wl_params params(uint64_t size, uint64_t seed = 1, uint32_t max_tpb = 1024, uint32_t sms = 4)
 {
-    wl_params p;
-    std::memset(&p, 0, sizeof p);
-    p.size = size;
-    p.seed = seed;
-    p.num_sms = sms;
-    p.max_threads_per_block = max_tpb;
-    p.pm_base = PERSIM_PM_BASE;
-    p.vol_base = PERSIM_VOL_BASE;
-    return p;
+    return make_params(size, seed, sms, max_tpb, 0);
 }
 
-struct Built {
-    const persim_workload *w = nullptr;
-    persim_prog *p = prog_new();
-    mem_image *init = mem_new();
-    void *ctx = nullptr;
-    int rc = -1;
-    std::string err;
-    ~Built()
-    {
-        if (ctx && w) w->free_ctx(ctx);
-        mem_free(init);
-        prog_free(p);
-    }
-};
-
-std::unique_ptr<Built> build(const char *name, const wl_params &prm)
-{
-    auto b = std::make_unique<Built>();
-    b->w = wl_find(name);
-    if (!b->w) {
-        b->err = std::string("no workload ") + name;
-        return b;
-    }
-    char err[512] = "";
-    b->rc = b->w->build(&prm, b->p, b->init, &b->ctx, err, sizeof err);
-    b->err = err;
-    return b;
-}
-
-struct ImgDel { void operator()(mem_image *m) const { mem_free(m); } };
-using Img = std::unique_ptr<mem_image, ImgDel>;
-
-// Runs p on a copy of init; returns the final image or null (err set).
-Img run(const persim_prog *p, const mem_image *init, std::string *err)
-{
-    Img img(mem_clone(init));
-    char e[1024] = "";
-    if (func_exec(p, img.get(), kMaxSteps, e, sizeof e) != 0) {
-        *err = e;
-        return nullptr;
-    }
-    return img;
-}
-
-std::string verify(const Built &b, const mem_image *img)
-{
-    char msg[512] = "";
-    return b.w->verify(b.ctx, img, msg, sizeof msg) == 0 ? std::string("ok") : std::string(msg);
-}
+Img run(const persim_prog *p, const mem_image *init, std::string *err) { return run_prog(p, init, kMaxSteps, err); }
 
 bool same_image(const mem_image *a, const mem_image *b)
 {
