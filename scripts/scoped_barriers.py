@@ -252,26 +252,24 @@ def readme(out, f5, f6, f7, t3, lg=None):
         L.append("\nPaper (section 7.2.1): workgroup scope about 8-10% overhead across sizes and flat; kernel scope "
                  "about 25% and growing with the tree size.\n")
         L.append("![fig5](fig5.png)\n")
-    if f6:
-        vals, groups = f6
-        L.append("## Figure 6: NVRAM write latency (1M-key tree)\n")
-        L.append("| NVRAM R/W | " + " | ".join(vals) + " |")
+    def sweep_section(title, first, vals, keys, paper, png):
+        """A figure whose columns are the variants (vals: variant -> {key: normalized time})."""
+        L.append(f"## {title}\n")
+        L.append(f"| {first} | " + " | ".join(vals) + " |")
         L.append("|---" * (1 + len(vals)) + "|")
-        for g in groups:
+        for g in keys:
             L.append(f"| {g} | " + " | ".join(f2(vals[k][g]) for k in vals) + " |")
-        L.append("\nPaper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
-                 "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.\n")
-        L.append("![fig6](fig6.png)\n")
+        L.append(f"\n{paper}\n")
+        L.append(f"![{png}]({png}.png)\n")
+
+    if f6:
+        sweep_section("Figure 6: NVRAM write latency (1M-key tree)", "NVRAM R/W", f6[0], f6[1],
+                      "Paper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
+                      "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.", "fig6")
     if f7:
-        vals, fifos = f7
-        L.append("## Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)\n")
-        L.append("| L1/L2 entries | " + " | ".join(vals) + " |")
-        L.append("|---" * (1 + len(vals)) + "|")
-        for f in fifos:
-            L.append(f"| {f} | " + " | ".join(f2(vals[k][f]) for k in vals) + " |")
-        L.append("\nPaper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
-                 "smaller sizes show little or no improvement, so 16/64 is the default.\n")
-        L.append("![fig7](fig7.png)\n")
+        sweep_section("Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)", "L1/L2 entries", f7[0], f7[1],
+                      "Paper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
+                      "smaller sizes show little or no improvement, so 16/64 is the default.", "fig7")
     if t3:
         L.append("## Table 3: NV writes each barrier has to persist, per tree level (1M-key tree: 11.6 MB, about 13 MB "
                  "after the inserts; the paper's tree is 13.17 MB)\n")
