@@ -1,8 +1,9 @@
 /* persim core: timing of a memory device behind one controller (used for NVM and, with DRAM
  * parameters, for GDDR): channels x banks with an open row per bank, separate read and write
- * latency and bandwidth, and an optional ADR write-pending queue (WPQ) in front of the device.
+ * latency and bandwidth. The write queue in front of the device is a separate block (a controller
+ * front end: cores/adr_wpq.h for the ADR write-pending queue, cores/wpq_gate.h, cores/broi_sched.h).
  *
- * Timing rules (all in ps, computed when a request arrives; the core keeps no clock):
+ * Timing rules (all in ps, computed when a request reaches the device; the core keeps no clock):
  *   channel  = (addr / line_bytes) % channels, bank = (addr / row_bytes) % banks.
  *   start    = max(arrive, bank_free[bank])
  *   latency  = row hit ? row_hit_latency : (is_write ? write_latency : read_latency)
@@ -10,11 +11,6 @@
  *   bus      = max(start, bus_free[channel]);  bus_free[channel] = bus + xfer
  *   done     = max(start + latency, bus + xfer)
  *   bank_free[bank] = start + (row hit ? bank_busy_hit : bank_busy_miss)
- * Writes through the WPQ (wpq_entries > 0): a write is accepted (durable under ADR) at
- *   accept = max(arrive, drain_done of the write `wpq_entries` places earlier)
- * and then drains to the device in FIFO order starting at accept; its drain finishes no earlier
- * than the previous write's drain (FIFO). A read of a line with a write still in the WPQ is
- * served from the WPQ after wpq_hit_latency.
  * Caller-owned state: nvm_bytes(cfg) bytes, 8-byte aligned. No allocation after init. */
 #ifndef PERSIM_NVM_H
 #define PERSIM_NVM_H
@@ -38,16 +34,11 @@ typedef struct nvm_cfg {
     persim_ps bank_busy_hit_ps;  /* bank occupancy on a row hit */
     double    read_gbps;         /* total read bandwidth, GB/s */
     double    write_gbps;        /* total write bandwidth, GB/s */
-    uint32_t  wpq_entries;       /* ADR write-pending queue entries; 0 = no WPQ (write done = durable) */
-    persim_ps wpq_hit_latency_ps;/* read served from the WPQ */
 } nvm_cfg;
 
 typedef struct nvm_stats {
     uint64_t reads, writes, read_bytes, write_bytes;
     uint64_t row_hits, row_misses;
-    uint64_t wpq_read_hits;      /* reads forwarded from the WPQ */
-    uint64_t wpq_full_stalls;    /* writes that waited for a WPQ slot */
-    persim_ps wpq_stall_ps;      /* total time writes waited for a WPQ slot */
     persim_ps bus_busy_ps;       /* data-bus occupancy summed over channels */
     persim_ps last_done_ps;      /* completion time of the latest request */
 } nvm_stats;
@@ -58,13 +49,10 @@ size_t    nvm_bytes(const nvm_cfg *cfg);
 int       nvm_init(void *mem, const nvm_cfg *cfg);      /* 0 ok, -1 bad cfg */
 const nvm_cfg *nvm_config(const nvm *n);
 
-/* A read of `bytes` at `addr` arriving at `t`: returns the time data is ready at the controller. */
+/* A device read of `bytes` at `addr` starting at `t`: returns the time data is ready. */
 persim_ps nvm_read(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes);
-/* A write arriving at `t`. *accept_ps = time it entered the WPQ (== durable under ADR; with no
- * WPQ, equals the device completion time). Returns the time the device write completes. */
-persim_ps nvm_write(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes, persim_ps *accept_ps);
-/* Number of writes in the WPQ (accepted, drain not finished) at time t. */
-uint32_t  nvm_wpq_occupancy(const nvm *n, persim_ps t);
+/* A device write starting at `t`: returns the time the device write completes. */
+persim_ps nvm_write(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes);
 const nvm_stats *nvm_get_stats(const nvm *n);
 
 #ifdef __cplusplus

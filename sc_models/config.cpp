@@ -25,6 +25,7 @@ std::vector<ParamDef> make_schema()
     // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
     return {
         S("system.name", "gpu", "free-form name of this configuration (copied to results)"),
+        S("system.kind", "gpu", "which system to build (registry: sc_models/registry.cpp; `persim list systems`): gpu"),
         E("system.pm_placement", "far", {"near", "far"},
           "where NVM sits: on the GPU's memory controllers (near) or behind PCIe on the host (far)"),
         B("system.eadr", false, "PM-far only: host LLC is in the persistence domain (durable on reaching it)"),
@@ -69,7 +70,18 @@ std::vector<ParamDef> make_schema()
         F("nvm.write_latency_ns", 300.0, "ns", "NVM write latency (Table 1)", 0, 1e6),
         F("nvm.row_hit_latency_ns", 300.0, "ns", "NVM latency when the access hits an open buffer row", 0, 1e6),
         F("nvm.bank_busy_ns", 0.0, "ns", "bank occupancy per access beyond the bus transfer", 0, 1e6),
-        I("nvm.controllers", 1, "-", "NVM memory controllers (address-interleaved by line)", 1, 64),
+        I("nvm.controllers", 1, "-", "NVM memory controllers (address-interleaved, nvm.interleave_bytes)", 1, 64),
+        I("nvm.interleave_bytes", 0, "B",
+          "address interleaving granule across NVM controllers (0 = one cache line, l1.line_bytes)", 0, 1ll << 40),
+        S("nvm.front_end", "adr_wpq",
+          "write-queue front end of each NVM controller (sc_models/mem/write_queue.h): adr_wpq (ADR "
+          "write-pending queue, durable once accepted; nvm.wpq_entries = 0 means direct), direct (no queue: "
+          "durable when the device write completes), wpq_gate (LightWSP region-gated WPQ)"),
+        F("nvm.link_latency_ns", 10.0, "ns", "latency of the link between two memory controllers (boundary / flush ACKs)", 0, 1e6),
+        F("nvm.link_bw_gbps", 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
+        I("nvm.link_msg_bytes", 8, "B", "size of one controller-to-controller message", 1, 4096),
+        I("wpq_gate.regions", 8, "regions", "wpq_gate front end: region window tracked per controller (power of two)", 1, 64),
+        I("wpq_gate.rid_bits", 16, "bits", "wpq_gate front end: region ID width (LightWSP: 2 B flush ID)", 1, 16),
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),

@@ -12,10 +12,24 @@
 
 namespace persim {
 
+// Receives acknowledgements that a target gives later than the return of b_transport (a write that
+// waits for a region boundary or a scheduling decision; write_queue.h).
+struct AckReceiver {
+    virtual ~AckReceiver() = default;
+    // The write the initiator tagged with `token` is acknowledged (durable) at `ack_ps` (>= now).
+    virtual void on_late_ack(uint64_t token, uint64_t ack_ps) = 0;
+};
+
 struct MemExt : tlm::tlm_extension<MemExt> {
     bool     pm = false;          // address is persistent memory
     bool     persist = false;     // a PM write that must reach the persistence domain (ack wanted)
-    int      sm = -1;             // originating SM (-1: none, e.g. L2 eviction)
+    int      requester = -1;      // originating requester id (GPU: the SM's L1; -1: none, e.g. L2 eviction)
+    uint32_t region = 0;          // region ID of a region-tagged persist path (LightWSP), else 0
+    // Late acknowledgements: an initiator that can take them sets ack_to/ack_token; a target that
+    // cannot acknowledge by the return of b_transport sets ack_later and calls ack_to later.
+    AckReceiver *ack_to = nullptr;
+    uint64_t ack_token = 0;
+    bool     ack_later = false;   // out: the delay is not the acknowledgement; ack_to will be called
     uint64_t mask[2] = {0, 0};    // bytes carried by a write (bit i = byte i of the line)
     uint64_t durable_ps = 0;      // out: absolute time the write became durable (persist writes)
     uint32_t line_bytes = 128;
@@ -76,14 +90,14 @@ inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time((double)v, sc_c
 struct DurableSink {
     virtual ~DurableSink() = default;
     virtual void on_durable(uint64_t durable_ps, uint64_t line_addr, const uint8_t *data,
-                            const uint64_t mask[2], uint32_t line_bytes, int sm) = 0;
+                            const uint64_t mask[2], uint32_t line_bytes, int requester) = 0;
     // Same, with the op id of the store that wrote each byte (writers[i] for byte i; nullptr when
     // the writes are not tracked). The persistence domain calls this one.
     virtual void on_durable_ids(uint64_t durable_ps, uint64_t line_addr, const uint8_t *data,
-                                const uint64_t mask[2], uint32_t line_bytes, int sm, const uint32_t *writers)
+                                const uint64_t mask[2], uint32_t line_bytes, int requester, const uint32_t *writers)
     {
         (void)writers;
-        on_durable(durable_ps, line_addr, data, mask, line_bytes, sm);
+        on_durable(durable_ps, line_addr, data, mask, line_bytes, requester);
     }
 };
 

@@ -1,9 +1,11 @@
-// Unit tests of cores/nvm.c (device timing behind one controller, with an optional ADR WPQ).
+// Unit tests of cores/nvm.c (device timing behind one controller) and of cores/adr_wpq.c (the ADR
+// write-pending queue front end in front of it; the controller composes them as the tests do).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 extern "C" {
+#include "adr_wpq.h"
 #include "nvm.h"
 }
 
@@ -23,8 +25,6 @@ nvm_cfg base_cfg()
     c.bank_busy_hit_ps = 5000;
     c.read_gbps = 128.0;     // 128 B = 1000 ps on one channel
     c.write_gbps = 42.0;     // 128 B = ceil(128000 / 42) = 3048 ps on one channel
-    c.wpq_entries = 0;
-    c.wpq_hit_latency_ps = 5000;
     return c;
 }
 
@@ -79,12 +79,9 @@ TEST(Nvm, RowHitVersusMiss)
 TEST(Nvm, WriteMissAndBankBusy)
 {
     Nvm d(base_cfg());
-    persim_ps acc = 0;
-    EXPECT_EQ(nvm_write(d.n, 0, 0, 128, &acc), 300000u);     // write miss latency
-    EXPECT_EQ(acc, 300000u);                                  // no WPQ: accept == completion
+    EXPECT_EQ(nvm_write(d.n, 0, 0, 128), 300000u);           // write miss latency
     // Row hit, but the bank is busy until 0 + 50000 (miss occupancy).
-    EXPECT_EQ(nvm_write(d.n, 10, 128, 128, &acc), 70000u);
-    EXPECT_EQ(acc, 70000u);
+    EXPECT_EQ(nvm_write(d.n, 10, 128, 128), 70000u);
     // Next hit starts when the bank frees at 50000 + 5000.
     EXPECT_EQ(nvm_read(d.n, 20, 256, 128), 75000u);
     EXPECT_EQ(nvm_get_stats(d.n)->writes, 2u);
@@ -103,8 +100,7 @@ TEST(Nvm, BandwidthLimitedWriteStream)
     const int N = 10;
     persim_ps last = 0;
     for (int k = 0; k < N; k++) {
-        persim_ps acc;
-        last = nvm_write(d.n, 0, uint64_t(k) * 128, 128, &acc);
+        last = nvm_write(d.n, 0, uint64_t(k) * 128, 128);
         EXPECT_EQ(last, persim_ps(k + 1) * xfer) << k;
     }
     EXPECT_GE(last, N * xfer);
@@ -115,11 +111,40 @@ TEST(Nvm, BandwidthLimitedWriteStream)
     Nvm d2(c);
     const persim_ps xfer2 = 6096;  // ceil(128 * 1000 / 21)
     for (int k = 0; k < N; k++) {
-        persim_ps acc;
-        last = nvm_write(d2.n, 0, uint64_t(k) * 128, 128, &acc);
+        last = nvm_write(d2.n, 0, uint64_t(k) * 128, 128);
         EXPECT_EQ(last, persim_ps(k / 2 + 1) * xfer2) << k;
     }
 }
+
+// A device behind an ADR write-pending queue of `entries` entries (0: no queue, write durable at
+// the device), composed as the `adr_wpq` front end of a controller does (sc_models/mem/adr_wpq_fe.cpp).
+struct Ctrl {
+    Nvm dev;
+    std::vector<uint64_t> qmem;
+    adr_wpq *q = nullptr;
+    Ctrl(const nvm_cfg &c, uint32_t entries) : dev(c)
+    {
+        if (!entries) return;
+        adr_wpq_cfg qc{entries, c.line_bytes, 5000};
+        qmem.assign((adr_wpq_bytes(&qc) + 7) / 8, 0x5A5A5A5A5A5A5A5Aull);
+        EXPECT_EQ(adr_wpq_init(qmem.data(), &qc), 0);
+        q = reinterpret_cast<adr_wpq *>(qmem.data());
+    }
+    // Returns the drain (device) completion; *acc = accept (durable) time.
+    persim_ps write(persim_ps t, uint64_t addr, uint32_t bytes, persim_ps *acc)
+    {
+        if (!q) return *acc = nvm_write(dev.n, t, addr, bytes);
+        *acc = adr_wpq_accept(q, t);
+        return adr_wpq_commit(q, addr, t, *acc, nvm_write(dev.n, *acc, addr, bytes));
+    }
+    persim_ps read(persim_ps t, uint64_t addr, uint32_t bytes)
+    {
+        persim_ps r;
+        if (q && adr_wpq_read(q, t, addr, &r)) return r;
+        return nvm_read(dev.n, t, addr, bytes);
+    }
+    const adr_wpq_stats *qs() const { return adr_wpq_get_stats(q); }
+};
 
 nvm_cfg wpq_cfg()
 {
@@ -129,13 +154,24 @@ nvm_cfg wpq_cfg()
     c.row_hit_latency_ps = 20000;
     c.bank_busy_miss_ps = 100000;
     c.bank_busy_hit_ps = 10000;
-    c.wpq_entries = 4;
     return c;
 }
 
-TEST(Nvm, WpqFullStall)
+TEST(AdrWpq, BadConfigRejected)
 {
-    Nvm d(wpq_cfg());
+    std::vector<uint64_t> mem(64);
+    adr_wpq_cfg qc{0, 128, 0};
+    EXPECT_EQ(adr_wpq_bytes(&qc), 0u);
+    EXPECT_EQ(adr_wpq_init(mem.data(), &qc), -1);
+    qc = adr_wpq_cfg{4, 0, 0};
+    EXPECT_EQ(adr_wpq_init(mem.data(), &qc), -1);
+    qc = adr_wpq_cfg{4, 128, 0};
+    EXPECT_EQ(adr_wpq_init(mem.data(), &qc), 0);
+}
+
+TEST(AdrWpq, FullStall)
+{
+    Ctrl d(wpq_cfg(), 4);
     // All six writes arrive at t=0 to row 0 of the single bank.
     //   w0: miss, done 100000, bank free 100000
     //   w1..w3: hits starting at 100000, 110000, 120000 -> done 120000, 130000, 140000
@@ -145,30 +181,30 @@ TEST(Nvm, WpqFullStall)
     const persim_ps want_acc[6] = {0, 0, 0, 0, 100000, 120000};
     persim_ps acc[6];
     for (int k = 0; k < 6; k++) {
-        EXPECT_EQ(nvm_write(d.n, 0, uint64_t(k) * 128, 128, &acc[k]), want_done[k]) << k;
+        EXPECT_EQ(d.write(0, uint64_t(k) * 128, 128, &acc[k]), want_done[k]) << k;
         EXPECT_EQ(acc[k], want_acc[k]) << k;
     }
-    const nvm_stats *s = nvm_get_stats(d.n);
-    EXPECT_EQ(s->wpq_full_stalls, 2u);
-    EXPECT_EQ(s->wpq_stall_ps, 220000u);
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 0), 4u);
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 125000), 4u);   // w2, w3, w4, w5
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 145000), 2u);   // w4, w5
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 160000), 0u);
+    EXPECT_EQ(d.qs()->full_stalls, 2u);
+    EXPECT_EQ(d.qs()->stall_ps, 220000u);
+    EXPECT_EQ(d.qs()->writes, 6u);
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 0), 4u);
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 125000), 4u);   // w2, w3, w4, w5
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 145000), 2u);   // w4, w5
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 160000), 0u);
 }
 
-TEST(Nvm, WpqAcceptsImmediatelyWhenNotFull)
+TEST(AdrWpq, AcceptsImmediatelyWhenNotFull)
 {
-    Nvm d(wpq_cfg());
+    Ctrl d(wpq_cfg(), 4);
     persim_ps acc = 1;
-    EXPECT_EQ(nvm_write(d.n, 500, 0, 128, &acc), 100500u);
+    EXPECT_EQ(d.write(500, 0, 128, &acc), 100500u);
     EXPECT_EQ(acc, 500u);
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 500), 1u);
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 100500), 0u);
-    EXPECT_EQ(nvm_get_stats(d.n)->wpq_full_stalls, 0u);
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 500), 1u);
+    EXPECT_EQ(adr_wpq_occupancy(d.q, 100500), 0u);
+    EXPECT_EQ(d.qs()->full_stalls, 0u);
 }
 
-TEST(Nvm, WpqDrainsInFifoOrder)
+TEST(AdrWpq, DrainsInFifoOrder)
 {
     nvm_cfg c = wpq_cfg();
     c.banks = 2;
@@ -176,14 +212,13 @@ TEST(Nvm, WpqDrainsInFifoOrder)
     c.read_gbps = 0;   // infinite bandwidth: latency only
     c.write_gbps = 0;
     for (uint32_t entries : {4u, 0u}) {
-        c.wpq_entries = entries;
-        Nvm d(c);
-        EXPECT_EQ(nvm_read(d.n, 0, 2048, 128), 100000u);        // opens row 1 in bank 1
+        Ctrl d(c, entries);
+        EXPECT_EQ(d.read(0, 2048, 128), 100000u);               // opens row 1 in bank 1
         persim_ps acc;
-        EXPECT_EQ(nvm_write(d.n, 0, 0, 128, &acc), 100000u);    // bank 0 miss
+        EXPECT_EQ(d.write(0, 0, 128, &acc), 100000u);           // bank 0 miss
         // Bank 1 row hit at 20000 finishes at 40000 on the device, but with a WPQ it cannot
         // drain before the earlier write.
-        persim_ps w1 = nvm_write(d.n, 20000, 2048 + 128, 128, &acc);
+        persim_ps w1 = d.write(20000, 2048 + 128, 128, &acc);
         if (entries) {
             EXPECT_EQ(w1, 100000u);
             EXPECT_EQ(acc, 20000u);
@@ -194,32 +229,29 @@ TEST(Nvm, WpqDrainsInFifoOrder)
     }
 }
 
-TEST(Nvm, ReadForwardedFromWpq)
+TEST(AdrWpq, ReadForwardedFromQueue)
 {
-    Nvm d(wpq_cfg());
+    Ctrl d(wpq_cfg(), 4);
     persim_ps acc;
-    EXPECT_EQ(nvm_write(d.n, 0, 0x1000, 128, &acc), 100000u);   // drains at 100000
-    EXPECT_EQ(nvm_read(d.n, 50000, 0x1000 + 64, 64), 55000u);   // same line: from the WPQ
-    EXPECT_EQ(nvm_get_stats(d.n)->wpq_read_hits, 1u);
-    EXPECT_EQ(nvm_get_stats(d.n)->row_hits + nvm_get_stats(d.n)->row_misses, 1u);  // no device access
+    EXPECT_EQ(d.write(0, 0x1000, 128, &acc), 100000u);         // drains at 100000
+    EXPECT_EQ(d.read(50000, 0x1000 + 64, 64), 55000u);         // same line: from the WPQ
+    EXPECT_EQ(d.qs()->read_hits, 1u);
+    const nvm_stats *s = nvm_get_stats(d.dev.n);
+    EXPECT_EQ(s->row_hits + s->row_misses, 1u);                 // no device access for the read
     // Another line in the open row goes to the device: bank free at 100000, row hit.
-    EXPECT_EQ(nvm_read(d.n, 50000, 0x1080, 128), 120000u);
-    // At t == drain_done the write has left the WPQ: device row hit once the bank frees (110000).
-    EXPECT_EQ(nvm_read(d.n, 100000, 0x1000, 128), 130000u);
-    EXPECT_EQ(nvm_get_stats(d.n)->wpq_read_hits, 1u);
-    EXPECT_EQ(nvm_get_stats(d.n)->reads, 3u);
+    EXPECT_EQ(d.read(50000, 0x1080, 128), 120000u);
+    // At t == drain the write has left the WPQ: device row hit once the bank frees (110000).
+    EXPECT_EQ(d.read(100000, 0x1000, 128), 130000u);
+    EXPECT_EQ(d.qs()->read_hits, 1u);
+    EXPECT_EQ(s->reads, 2u);                                    // device reads only
 }
 
-TEST(Nvm, NoWpqNeverForwards)
+TEST(AdrWpq, NoQueueNeverForwards)
 {
-    nvm_cfg c = wpq_cfg();
-    c.wpq_entries = 0;
-    Nvm d(c);
+    Ctrl d(wpq_cfg(), 0);
     persim_ps acc;
-    EXPECT_EQ(nvm_write(d.n, 0, 0x1000, 128, &acc), 100000u);
-    EXPECT_EQ(nvm_read(d.n, 50000, 0x1000, 128), 120000u);   // waits for the bank, row hit
-    EXPECT_EQ(nvm_get_stats(d.n)->wpq_read_hits, 0u);
-    EXPECT_EQ(nvm_wpq_occupancy(d.n, 50000), 0u);
+    EXPECT_EQ(d.write(0, 0x1000, 128, &acc), 100000u);
+    EXPECT_EQ(d.read(50000, 0x1000, 128), 120000u);   // waits for the bank, row hit
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include <cstring>
 #include "cores_util.h"
 #include "l2.h"
-#include "nvw.h"
+#include "nvw_fifos.h"
 
 namespace persim {
 using namespace sc_core;
@@ -85,7 +85,7 @@ void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
     req.ext.mask[1] = l->dirty[1];
     req.ext.pm = pm;
     req.ext.persist = pm;
-    req.ext.sm = sm_;
+    req.ext.requester = sm_;
     if (tracker_) req.ext.writers = &writers_[(size_t)idx * line_bytes_];
     sc_time d = SC_ZERO_TIME;
     isock->b_transport(req.gp, d);
@@ -208,7 +208,7 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
     if (pm) ++st_.pm_load_misses; else ++st_.vol_load_misses;
     MemReq req(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
     req.ext.pm = pm;
-    req.ext.sm = sm_;
+    req.ext.requester = sm_;
     sc_time d = ps(t + hit_ps_ - now_ps());
     isock->b_transport(req.gp, d);
     const uint64_t ready = now_ps() + d.value();

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <systemc>
 #include "persist_model.h"
-#include "top.h"
+#include "system.h"
 #include "version.h"
 extern "C" {
 #include "op.h"
@@ -67,9 +67,7 @@ void load_program(const RunSpec &s, Loaded &L)
         prm.size = L.size ? L.size : (s.small ? L.wl->small_size : L.wl->default_size);
         L.size = prm.size;
         prm.seed = (uint64_t)s.cfg.i("sim.seed");
-        prm.num_sms = (uint32_t)s.cfg.i("gpu.num_sms");
-        prm.max_threads_per_block = (uint32_t)s.cfg.i("gpu.max_threads_per_block");
-        prm.max_warps_per_sm = (uint32_t)s.cfg.i("gpu.max_warps_per_sm");
+        system_of(s.cfg).workload_params(s.cfg, &prm);
         prm.pm_base = (uint64_t)s.cfg.i("system.pm_base");
         prm.vol_base = PERSIM_VOL_BASE;
         L.prog = prog_new();
@@ -80,25 +78,7 @@ void load_program(const RunSpec &s, Loaded &L)
     if (prog_validate(L.prog, err, sizeof err) != 0)
         throw ConfigError((s.trace.empty() ? "workload '" + s.workload + "'" : s.trace) + ": invalid program: " + err);
     if (s.cfg.b("persist.promote_block_scope")) promote_block_scope(L.prog);   // SBRP Figure 7
-    // Resource checks against the GPU configuration.
-    const uint32_t maxw = (uint32_t)s.cfg.i("gpu.max_warps_per_sm");
-    for (uint32_t k = 0; k < L.prog->nkernels; ++k) {
-        const persim_kernel &K = L.prog->kernels[k];
-        if (K.warps_per_block > maxw || K.warps_per_block * 32 > (uint64_t)s.cfg.i("gpu.max_threads_per_block"))
-            throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(K.warps_per_block) +
-                              " warps per block exceed gpu.max_warps_per_sm / gpu.max_threads_per_block");
-        bool grid_sync = false;
-        for (uint64_t st = K.first_stream; st < K.first_stream + (uint64_t)K.nblocks * K.warps_per_block; ++st)
-            for (uint64_t o = L.prog->streams[st].begin; o < L.prog->streams[st].end; ++o)
-                grid_sync |= (L.prog->ops[o].kind == OPK_SYNC || L.prog->ops[o].kind == OPK_PBARRIER) &&
-                             L.prog->ops[o].scope >= SCOPE_DEVICE;   // p_barrier_kr waits for the whole kernel
-        if (grid_sync) {
-            uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)s.cfg.i("gpu.max_blocks_per_sm"));
-            if ((uint64_t)K.nblocks > per_sm * (uint64_t)s.cfg.i("gpu.num_sms"))
-                throw ConfigError("kernel '" + std::string(K.name) + "' uses a grid-wide sync but its " +
-                                  std::to_string(K.nblocks) + " blocks cannot all be resident");
-        }
-    }
+    system_of(s.cfg).validate(s.cfg, L.prog);
 }
 
 std::string auto_name(const RunSpec &s, uint64_t size)
@@ -109,33 +89,6 @@ std::string auto_name(const RunSpec &s, uint64_t size)
     if (size) o << "-n" << size;
     o << "-seed" << s.cfg.i("sim.seed");
     return o.str();
-}
-
-void summarize(StatsWriter &w, const Top &top, uint64_t sim_ps, uint64_t period)
-{
-    const std::string g = "summary";
-    const double cycles = (double)sim_ps / (double)period;
-    const double instr = w.sum("top.gpu.sm", "", "warp_instructions");
-    w.add(g, "sim_ns", sim_ps / 1000.0, "ns", "simulated time until the last kernel drained");
-    w.add(g, "gpu_cycles", std::floor(cycles), "cycles", "simulated SM clock cycles");
-    w.add(g, "warp_instructions", instr, "instructions", "warp instructions executed");
-    w.add(g, "ipc", cycles > 0 ? instr / cycles : 0, "instructions/cycle", "GPU-wide warp instructions per cycle");
-    w.add(g, "pm_stores", w.sum("top.gpu.sm", ".l1", "pm_stores"), "line writes", "PM writes issued by warps (per line)");
-    w.add(g, "pm_flushes", w.sum("top.gpu.sm", ".l1", "pm_flushes"), "lines", "PM lines written back from L1 (persists sent)");
-    w.add(g, "persisted_writes", w.sum("top.nvm", "", "persisted_writes"), "writes", "writes that reached the persistence domain");
-    w.add(g, "nvm_write_bytes", w.sum("top.nvm", "", "write_bytes"), "B", "bytes written to NVM");
-    w.add(g, "nvm_read_bytes", w.sum("top.nvm", "", "read_bytes"), "B", "bytes read from NVM");
-    double sec = sim_ps * 1e-12;
-    w.add(g, "nvm_write_bw", sec > 0 ? w.sum("top.nvm", "", "write_bytes") / sec / 1e9 : 0, "GB/s", "average NVM write bandwidth");
-    w.add(g, "nvm_read_bw", sec > 0 ? w.sum("top.nvm", "", "read_bytes") / sec / 1e9 : 0, "GB/s", "average NVM read bandwidth");
-    w.add(g, "l1_pm_read_misses", w.sum("top.gpu.sm", ".l1", "pm_read_misses"), "line accesses", "L1 read misses for PM data");
-    for (const char *r : {"edm", "odm", "pb_full", "barrier", "acquire", "sync", "mem"})
-        w.add(g, std::string("stall_") + r + "_cycles", w.sum("top.gpu.sm", "", std::string("stall_") + r + "_cycles"),
-              "warp-cycles", std::string("warp cycles stalled on ") + r + ", all SMs");
-    if (top.pcie) {
-        w.add(g, "pcie_down_bytes", w.get("top.pcie", "down_wire_bytes"), "B", "bytes sent GPU -> host over PCIe");
-        w.add(g, "pcie_up_bytes", w.get("top.pcie", "up_wire_bytes"), "B", "bytes sent host -> GPU over PCIe");
-    }
 }
 
 void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, uint64_t size)
@@ -197,18 +150,18 @@ RunResult run_simulation(const RunSpec &spec)
     auto host0 = std::chrono::steady_clock::now();
     sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
     sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
-    auto top = std::make_unique<Top>("top", spec.cfg, model, L.prog, L.img);
+    const SystemKind &kind = system_of(spec.cfg);
+    std::unique_ptr<System> top = kind.make(spec.cfg, model, L.prog, L.img);
     if (spec.sink) top->set_durable_sink(spec.sink);
     if (spec.observer && spec.observer->tracker()) top->set_tracker(spec.observer->tracker());
-    if (spec.log_block >= 0)
-        for (auto *s : top->gpu->sms) s->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);
+    if (spec.log_block >= 0) top->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);
     sc_trace_file *tf = nullptr;
     if (!spec.vcd.empty()) {
         std::string base = spec.vcd;
         if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
         tf = sc_create_vcd_trace_file(base.c_str());
         tf->set_time_unit(1, SC_NS);
-        for (auto *s : top->gpu->sms) s->l1->trace(tf);
+        top->trace(tf);
     }
 
     const uint64_t limit_ps = (uint64_t)(spec.cfg.f("sim.max_time_ms") * 1e9);
@@ -216,21 +169,21 @@ RunResult run_simulation(const RunSpec &spec)
     const uint64_t slice_ps = 20'000'000;      // 20 us of simulated time between progress checks
     auto last_print = host0;
     bool printed = false;
-    while (!top->gpu->finished()) {
+    while (!top->finished()) {
         sc_start(sc_time((double)slice_ps, SC_PS));
-        if (top->gpu->finished()) break;
+        if (top->finished()) break;
         if (!sc_pending_activity()) {
             res.status = "deadlock";
             res.code = EXIT_STUCK;
             res.message = "simulated deadlock at " + std::to_string(now_ps() / 1000) +
-                          " ns: no event can make progress\n" + top->gpu->describe_stuck();
+                          " ns: no event can make progress\n" + top->describe_stuck();
             break;
         }
         if (now_ps() >= limit_ps) {
             res.status = "timeout";
             res.code = EXIT_STUCK;
             res.message = "run did not finish within sim.max_time_ms = " + std::to_string(spec.cfg.f("sim.max_time_ms")) +
-                          " ms of simulated time\n" + top->gpu->describe_stuck();
+                          " ms of simulated time\n" + top->describe_stuck();
             break;
         }
         auto now = std::chrono::steady_clock::now();
@@ -238,7 +191,7 @@ RunResult run_simulation(const RunSpec &spec)
             std::chrono::duration_cast<std::chrono::milliseconds>(now - last_print).count() >= progress_ms) {
             double hs = std::chrono::duration<double>(now - host0).count();
             std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M warp-instr/s\n", now_ps() / 1e6,
-                         top->gpu->progress_line().c_str(), top->gpu->instructions() / hs / 1e6);
+                         top->progress_line().c_str(), top->instructions() / hs / 1e6);
             last_print = now;
             printed = true;
         }
@@ -246,14 +199,14 @@ RunResult run_simulation(const RunSpec &spec)
     (void)printed;
     if (tf) sc_close_vcd_trace_file(tf);
     res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host0).count();
-    const uint64_t sim_ps = top->gpu->finished() ? top->gpu->finish_ps() : now_ps();
+    const uint64_t sim_ps = top->finished() ? top->finish_ps() : now_ps();
     res.sim_ps = sim_ps;
-    res.cycles = sim_ps / top->period_ps;
-    res.instructions = top->gpu->instructions();
+    res.cycles = sim_ps / top->period_ps();
+    res.instructions = top->instructions();
 
     // Functional result: the memory image with every dirty byte written back.
     if (res.code == EXIT_OK) {
-        top->gpu->drain_functional(L.img);
+        top->drain_functional(L.img);
         char msg[2048] = {0};
         int bad = 0;
         if (L.from_trace) bad = trace_check_expects(&L.td, L.img, msg, sizeof msg);
@@ -270,7 +223,6 @@ RunResult run_simulation(const RunSpec &spec)
 
     StatsWriter w;
     top->report(w, sim_ps);
-    summarize(w, *top, sim_ps, top->period_ps);
     w.add("summary", "host_seconds", res.host_seconds, "s", "host wall-clock time of the simulation");
     w.add("summary", "sim_speed", res.host_seconds > 0 ? res.instructions / res.host_seconds : 0, "warp-instructions/s",
           "simulated warp instructions per host second");

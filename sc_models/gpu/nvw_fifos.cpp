@@ -1,5 +1,5 @@
 // Scoped persist barriers with NVW-FIFOs (model nvwfifo): see nvw.h and docs/models/nvwfifo.md.
-#include "nvw.h"
+#include "nvw_fifos.h"
 #include <algorithm>
 #include <sstream>
 #include "cores_util.h"

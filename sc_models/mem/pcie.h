@@ -3,6 +3,7 @@
 // carries its sectors down and gets a header-only acknowledgement back up (the GPU must learn
 // that the write reached the persistence domain).
 #pragma once
+#include <map>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -16,29 +17,21 @@ extern "C" {
 
 namespace persim {
 
-class Pcie : public sc_core::sc_module {
+class Pcie : public sc_core::sc_module, public AckReceiver {
 public:
     tlm_utils::simple_target_socket<Pcie> tsock;       // from the GPU L2
     tlm_utils::simple_initiator_socket<Pcie> isock;    // to the host memory
     Pcie(sc_core::sc_module_name n, const Config &c);
     void report(StatsWriter &w, uint64_t sim_ps) const;
 
+    // A late acknowledgement from the host side travels back up the link (header only).
+    void on_late_ack(uint64_t token, uint64_t ack_ps) override;
+
 private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     link_state down_{}, up_{};
-};
-
-// Routes line addresses across `n` controllers (line-interleaved).
-class PmRouter : public sc_core::sc_module {
-public:
-    tlm_utils::simple_target_socket<PmRouter> tsock;
-    std::vector<tlm_utils::simple_initiator_socket<PmRouter> *> isocks;
-    PmRouter(sc_core::sc_module_name n, uint32_t targets, uint32_t line_bytes);
-    ~PmRouter() override;
-
-private:
-    void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
-    uint32_t line_bytes_;
+    std::map<uint64_t, std::pair<AckReceiver *, uint64_t>> relay_;   // our token -> initiator's
+    uint64_t next_token_ = 1;
 };
 
 } // namespace persim

@@ -11,7 +11,7 @@
 #include "interconnect.h"
 #include "l2.h"
 #include "persist_model.h"
-#include "nvw.h"
+#include "nvw_fifos.h"
 #include "sm.h"
 #include "stats.h"
 extern "C" {

@@ -14,6 +14,7 @@
 #include "crash.h"
 #include "sim.h"
 #include "sweep.h"
+#include "system.h"
 #include "version.h"
 extern "C" {
 #include "func_exec.h"
@@ -38,7 +39,7 @@ const char *kUsage =
     "usage:\n"
     "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
-    "  persim list  [models|workloads|keys]                              what can be chosen, with defaults and units\n"
+    "  persim list  [systems|models|workloads|keys]                      what can be chosen, with defaults and units\n"
     "  persim check --model M (--trace F | --workload W) [options]       are the program's `require`s guaranteed by M,\n"
     "                                                                    kept by this run? (docs/checking.md)\n"
     "  persim crash --model M --workload W [--points N|all] [--seed S]   crash, recover, verify (docs/checking.md)\n"
@@ -174,9 +175,14 @@ std::string fmt_default(const ParamDef &p)
 int cmd_list(const Args &a)
 {
     std::string what = a.positional.empty() ? "all" : a.positional[0];
-    if (what != "all" && what != "models" && what != "workloads" && what != "keys")
-        die("list: unknown topic '" + what + "' (models, workloads or keys)");
+    if (what != "all" && what != "systems" && what != "models" && what != "workloads" && what != "keys")
+        die("list: unknown topic '" + what + "' (systems, models, workloads or keys)");
+    if (what == "all" || what == "systems") {
+        std::printf("systems (system.kind):\n");
+        for (auto *k : all_systems()) std::printf("  %-10s %s\n", k->name, k->desc);
+    }
     if (what == "all" || what == "models") {
+        if (what == "all") std::printf("\n");
         std::printf("models:\n");
         for (auto *m : all_models()) std::printf("  %-10s %s\n", m->name, m->desc);
     }
@@ -244,9 +250,7 @@ int cmd_trace(const Args &a)
     wl_params prm{};
     prm.size = c.i("workload.size") ? (uint64_t)c.i("workload.size") : a.size == "small" ? wl->small_size : wl->default_size;
     prm.seed = (uint64_t)c.i("sim.seed");
-    prm.num_sms = (uint32_t)c.i("gpu.num_sms");
-    prm.max_threads_per_block = (uint32_t)c.i("gpu.max_threads_per_block");
-    prm.max_warps_per_sm = (uint32_t)c.i("gpu.max_warps_per_sm");
+    system_of(c).workload_params(c, &prm);
     prm.pm_base = (uint64_t)c.i("system.pm_base");
     prm.vol_base = PERSIM_VOL_BASE;
     persim_prog *p = prog_new();

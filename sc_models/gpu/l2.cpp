@@ -2,7 +2,7 @@
 #include <algorithm>
 #include "cores_util.h"
 #include "interconnect.h"
-#include "nvw.h"
+#include "nvw_fifos.h"
 
 namespace persim {
 using namespace sc_core;

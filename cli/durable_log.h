@@ -43,7 +43,7 @@ public:
     // WriteTracker
     void on_durable(uint64_t, uint64_t, const uint8_t *, const uint64_t[2], uint32_t, int) override {}
     void on_durable_ids(uint64_t durable_ps, uint64_t line_addr, const uint8_t *data, const uint64_t mask[2],
-                        uint32_t line_bytes, int sm, const uint32_t *writers) override;
+                        uint32_t line_bytes, int requester, const uint32_t *writers) override;
     void on_perform(uint64_t t, uint32_t op, uint64_t line_addr, const uint64_t mask[2]) override;
     void on_overwrite(uint32_t old_op, uint32_t new_op, uint64_t line_addr, const uint64_t mask[2]) override;
     void on_complete(uint32_t op, uint64_t t) override;

@@ -1,0 +1,135 @@
+#include "gpu_system.h"
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace persim {
+using namespace sc_core;
+
+GpuSystem::GpuSystem(sc_module_name n, const Config &c, const PersistModel *model, const persim_prog *prog,
+                     mem_image *backing)
+    : sc_module(n)
+{
+    period_ps_ = (uint64_t)std::llround(1e6 / c.f("gpu.clock_mhz"));
+    gpu = new Gpu("gpu", c, model, prog, backing);
+    dram = new MemCtrl("dram", c, MemCtrlCfg::dram(c), backing);
+    pm = std::make_unique<PmControllers>(c, backing);
+    gpu->l2->dram_isock.bind(dram->tsock);
+    if (c.s("system.pm_placement") == "far") {
+        pcie = new Pcie("pcie", c);
+        gpu->l2->pm_isock.bind(pcie->tsock);
+        pcie->isock.bind(pm->router->tsock);
+    } else {
+        gpu->l2->pm_isock.bind(pm->router->tsock);
+    }
+}
+
+GpuSystem::~GpuSystem()
+{
+    delete gpu;
+    delete dram;
+    delete pcie;
+}
+
+void GpuSystem::set_durable_sink(DurableSink *s)
+{
+    pm->set_durable_sink(s);
+}
+
+void GpuSystem::set_tracker(WriteTracker *t)
+{
+    gpu->set_tracker(t);
+    set_durable_sink(t);
+}
+
+void GpuSystem::set_log(std::FILE *f, uint32_t block, uint32_t warp)
+{
+    for (auto *s : gpu->sms) s->set_log(f, block, warp);
+}
+
+void GpuSystem::trace(sc_trace_file *tf)
+{
+    for (auto *s : gpu->sms) s->l1->trace(tf);
+}
+
+void GpuSystem::report(StatsWriter &w, uint64_t sim_ps)
+{
+    gpu->report(w, sim_ps);
+    dram->report(w, sim_ps);
+    if (pcie) pcie->report(w, sim_ps);
+    pm->report(w, sim_ps);
+    summarize(w, sim_ps);
+}
+
+void GpuSystem::summarize(StatsWriter &w, uint64_t sim_ps) const
+{
+    const std::string g = "summary";
+    const double cycles = (double)sim_ps / (double)period_ps_;
+    const double instr = w.sum("top.gpu.sm", "", "warp_instructions");
+    w.add(g, "sim_ns", sim_ps / 1000.0, "ns", "simulated time until the last kernel drained");
+    w.add(g, "gpu_cycles", std::floor(cycles), "cycles", "simulated SM clock cycles");
+    w.add(g, "warp_instructions", instr, "instructions", "warp instructions executed");
+    w.add(g, "ipc", cycles > 0 ? instr / cycles : 0, "instructions/cycle", "GPU-wide warp instructions per cycle");
+    w.add(g, "pm_stores", w.sum("top.gpu.sm", ".l1", "pm_stores"), "line writes", "PM writes issued by warps (per line)");
+    w.add(g, "pm_flushes", w.sum("top.gpu.sm", ".l1", "pm_flushes"), "lines", "PM lines written back from L1 (persists sent)");
+    w.add(g, "persisted_writes", w.sum("top.nvm", "", "persisted_writes"), "writes", "writes that reached the persistence domain");
+    w.add(g, "nvm_write_bytes", w.sum("top.nvm", "", "write_bytes"), "B", "bytes written to NVM");
+    w.add(g, "nvm_read_bytes", w.sum("top.nvm", "", "read_bytes"), "B", "bytes read from NVM");
+    double sec = sim_ps * 1e-12;
+    w.add(g, "nvm_write_bw", sec > 0 ? w.sum("top.nvm", "", "write_bytes") / sec / 1e9 : 0, "GB/s", "average NVM write bandwidth");
+    w.add(g, "nvm_read_bw", sec > 0 ? w.sum("top.nvm", "", "read_bytes") / sec / 1e9 : 0, "GB/s", "average NVM read bandwidth");
+    w.add(g, "l1_pm_read_misses", w.sum("top.gpu.sm", ".l1", "pm_read_misses"), "line accesses", "L1 read misses for PM data");
+    for (const char *r : {"edm", "odm", "pb_full", "barrier", "acquire", "sync", "mem"})
+        w.add(g, std::string("stall_") + r + "_cycles", w.sum("top.gpu.sm", "", std::string("stall_") + r + "_cycles"),
+              "warp-cycles", std::string("warp cycles stalled on ") + r + ", all SMs");
+    if (pcie) {
+        w.add(g, "pcie_down_bytes", w.get("top.pcie", "down_wire_bytes"), "B", "bytes sent GPU -> host over PCIe");
+        w.add(g, "pcie_up_bytes", w.get("top.pcie", "up_wire_bytes"), "B", "bytes sent host -> GPU over PCIe");
+    }
+}
+
+// ---- registration -----------------------------------------------------------------------------
+
+namespace {
+
+void gpu_workload_params(const Config &c, wl_params *prm)
+{
+    prm->num_sms = (uint32_t)c.i("gpu.num_sms");
+    prm->max_threads_per_block = (uint32_t)c.i("gpu.max_threads_per_block");
+    prm->max_warps_per_sm = (uint32_t)c.i("gpu.max_warps_per_sm");
+}
+
+// Resource checks against the GPU configuration.
+void gpu_validate(const Config &c, const persim_prog *p)
+{
+    const uint32_t maxw = (uint32_t)c.i("gpu.max_warps_per_sm");
+    for (uint32_t k = 0; k < p->nkernels; ++k) {
+        const persim_kernel &K = p->kernels[k];
+        if (K.warps_per_block > maxw || K.warps_per_block * 32 > (uint64_t)c.i("gpu.max_threads_per_block"))
+            throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(K.warps_per_block) +
+                              " warps per block exceed gpu.max_warps_per_sm / gpu.max_threads_per_block");
+        bool grid_sync = false;
+        for (uint64_t st = K.first_stream; st < K.first_stream + (uint64_t)K.nblocks * K.warps_per_block; ++st)
+            for (uint64_t o = p->streams[st].begin; o < p->streams[st].end; ++o)
+                grid_sync |= (p->ops[o].kind == OPK_SYNC || p->ops[o].kind == OPK_PBARRIER) &&
+                             p->ops[o].scope >= SCOPE_DEVICE;   // p_barrier_kr waits for the whole kernel
+        if (grid_sync) {
+            uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)c.i("gpu.max_blocks_per_sm"));
+            if ((uint64_t)K.nblocks > per_sm * (uint64_t)c.i("gpu.num_sms"))
+                throw ConfigError("kernel '" + std::string(K.name) + "' uses a grid-wide sync but its " +
+                                  std::to_string(K.nblocks) + " blocks cannot all be resident");
+        }
+    }
+}
+
+std::unique_ptr<System> gpu_make(const Config &c, const PersistModel *model, const persim_prog *prog, mem_image *backing)
+{
+    return std::make_unique<GpuSystem>("top", c, model, prog, backing);
+}
+
+} // namespace
+
+const SystemKind GpuSystem::kind{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
+                                 gpu_workload_params, gpu_validate, gpu_make};
+
+} // namespace persim

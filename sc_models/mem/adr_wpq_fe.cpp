@@ -1,0 +1,54 @@
+// Front end `adr_wpq`: the ADR write-pending queue (cores/adr_wpq.h). A write is durable, and
+// acknowledged, once the queue accepts it; it drains to the device in FIFO order; reads of a line
+// still queued are served from the queue.
+#include "adr_wpq_fe.h"
+#include <vector>
+#include "cores_util.h"
+extern "C" {
+#include "adr_wpq.h"
+}
+
+namespace persim {
+namespace {
+
+class AdrWpqFe : public WriteQueue {
+public:
+    AdrWpqFe(const Config &c, McPort &p) : port_(p)
+    {
+        adr_wpq_cfg qc{};
+        qc.entries = (uint32_t)c.i("nvm.wpq_entries");
+        qc.line_bytes = (uint32_t)c.i("l1.line_bytes");
+        qc.hit_latency_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns"));
+        mem_.resize((adr_wpq_bytes(&qc) + 7) / 8);
+        if (adr_wpq_init(mem_.data(), &qc) != 0) throw ConfigError("nvm.wpq_entries: invalid ADR write-pending queue size");
+        q_ = reinterpret_cast<adr_wpq *>(mem_.data());
+    }
+    uint64_t write(uint64_t t, const McWrite &w) override
+    {
+        const uint64_t accept = adr_wpq_accept(q_, t);
+        const uint64_t done = port_.device_write(accept, w.addr, w.bytes);
+        adr_wpq_commit(q_, w.addr, t, accept, done);
+        return accept;
+    }
+    bool read(uint64_t t, uint64_t addr, uint64_t *ready) override { return adr_wpq_read(q_, t, addr, ready) != 0; }
+    void report(StatsWriter &w, const std::string &g, uint64_t) const override
+    {
+        const adr_wpq_stats *s = adr_wpq_get_stats(q_);
+        w.add(g, "wpq_full_stalls", s->full_stalls, "writes", "writes that waited for a free WPQ entry");
+        w.add(g, "wpq_stall_ns", s->stall_ps / 1000.0, "ns", "total time writes waited for a WPQ entry");
+        w.add(g, "wpq_read_hits", s->read_hits, "reads", "reads served from the WPQ");
+    }
+
+private:
+    McPort &port_;
+    std::vector<uint64_t> mem_;
+    adr_wpq *q_;
+};
+
+std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_unique<AdrWpqFe>(c, p); }
+
+} // namespace
+
+const WriteQueueKind kAdrWpqFe{"adr_wpq", "ADR write-pending queue: durable once accepted, FIFO drain", make};
+
+} // namespace persim

@@ -1,0 +1,346 @@
+#include "mem_ctrl.h"
+
+#include <cmath>
+#include <cstring>
+#include "cores_util.h"
+
+namespace persim {
+using namespace sc_core;
+
+// ---- configuration (the only place the memory keys are read) ----------------------------------
+
+MemCtrlCfg MemCtrlCfg::dram(const Config &c)
+{
+    MemCtrlCfg m;
+    nvm_cfg &n = m.dev;
+    n.channels = (uint32_t)c.i("dram.channels");
+    n.banks = (uint32_t)c.i("dram.banks");
+    n.line_bytes = (uint32_t)c.i("l1.line_bytes");
+    n.row_bytes = (uint32_t)c.i("dram.row_bytes");
+    n.read_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
+    n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
+    n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
+    n.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns"));
+    n.bank_busy_hit_ps = 0;
+    n.read_gbps = c.f("dram.bw_gbps");
+    n.write_gbps = c.f("dram.bw_gbps");
+    m.front_end = "direct";
+    return m;
+}
+
+MemCtrlCfg MemCtrlCfg::nvm(const Config &c, uint32_t controllers)
+{
+    MemCtrlCfg m;
+    nvm_cfg &n = m.dev;
+    uint32_t ch = (uint32_t)c.i("nvm.channels");
+    n.channels = ch / controllers ? ch / controllers : 1;
+    n.banks = (uint32_t)c.i("nvm.banks");
+    n.line_bytes = (uint32_t)c.i("l1.line_bytes");
+    n.row_bytes = (uint32_t)c.i("nvm.row_bytes");
+    n.read_latency_ps = ns_to_ps(c.f("nvm.read_latency_ns"));
+    n.write_latency_ps = ns_to_ps(c.f("nvm.write_latency_ns"));
+    n.row_hit_latency_ps = ns_to_ps(c.f("nvm.row_hit_latency_ns"));
+    n.bank_busy_miss_ps = ns_to_ps(c.f("nvm.bank_busy_ns"));
+    n.bank_busy_hit_ps = ns_to_ps(c.f("nvm.bank_busy_ns"));
+    n.read_gbps = c.f("nvm.read_bw_gbps") / controllers;
+    n.write_gbps = c.f("nvm.write_bw_gbps") / controllers;
+    m.front_end = c.s("nvm.front_end");
+    if (m.front_end == "adr_wpq" && c.i("nvm.wpq_entries") == 0) m.front_end = "direct";
+    m.pm = true;
+    m.persistent = true;
+    m.eadr = c.b("system.eadr") && c.s("system.pm_placement") == "far";
+    m.llc_ps = ns_to_ps(c.f("host.llc_latency_ns"));
+    if (c.b("system.pm_in_dram")) {
+        // DRAM-only baseline: the persistent region's channels hold DRAM (DRAM timing, no WPQ).
+        n.read_latency_ps = n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
+        n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
+        n.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns"));
+        n.bank_busy_hit_ps = 0;
+        m.front_end = "direct";
+        m.persistent = false;
+    }
+    return m;
+}
+
+// ---- the controller ---------------------------------------------------------------------------
+
+MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_image *backing, uint32_t index,
+                 uint32_t peers)
+    : sc_module(n), tsock("tsock"), cfg_(cfg), img_(backing), index_(index), peers_(peers)
+{
+    core_mem_.resize((nvm_bytes(&cfg.dev) + 7) / 8);
+    if (nvm_init(core_mem_.data(), &cfg.dev) != 0)
+        throw ConfigError(std::string(name()) + ": invalid memory timing configuration");
+    dev_ = reinterpret_cast<nvm *>(core_mem_.data());
+    const WriteQueueKind *k = find_write_queue(cfg.front_end);
+    if (!k) {
+        std::string all;
+        for (auto *q : all_write_queues()) all += std::string(all.empty() ? "" : ", ") + q->name;
+        throw ConfigError("nvm.front_end: unknown front end '" + cfg.front_end + "' (available: " + all + ")");
+    }
+    fe_ = k->make(c, *this);
+    tsock.register_b_transport(this, &MemCtrl::b_transport);
+    SC_METHOD(event_method);
+    sensitive << ev_;
+    dont_initialize();
+}
+
+MemCtrl::~MemCtrl() = default;
+
+uint64_t MemCtrl::device_write(uint64_t t, uint64_t addr, uint32_t bytes) { return nvm_write(dev_, t, addr, bytes); }
+
+void MemCtrl::durable(uint64_t at, uint64_t arrive, uint64_t addr, const uint8_t *data, const uint64_t mask[2],
+                      uint32_t lb, int requester, const uint32_t *writers)
+{
+    ++st_.persists;
+    const uint32_t bytes = sector_bytes(mask, lb);
+    st_.durable_bytes += bytes;
+    st_.durable_lat_ps += at - arrive;
+    if (sink_) sink_->on_durable_ids(at, addr, data, mask, lb, requester, writers);
+}
+
+void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
+{
+    MemExt *e = mem_ext(gp);
+    const uint64_t addr = gp.get_address();
+    const uint32_t lb = gp.get_data_length();
+    uint64_t t = now_ps() + delay.value();
+    if (gp.is_read()) {
+        if (cfg_.eadr) t += cfg_.llc_ps;      // reads pass the host LLC too
+        ++st_.reads;
+        st_.read_bytes += lb;
+        uint64_t ready;
+        if (fe_->read(t, addr, &ready)) ++st_.fe_reads;
+        else ready = nvm_read(dev_, t, addr, lb);
+        mem_read(img_, addr, gp.get_data_ptr(), lb);
+        delay = ps(ready - now_ps());
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    static const uint64_t full[2] = {~0ull, ~0ull};
+    const uint64_t *mask = e ? e->mask : full;
+    const uint32_t bytes = e ? sector_bytes(e->mask, lb) : lb;
+    ++st_.writes;
+    st_.write_bytes += bytes;
+    const uint64_t id = next_id_++;
+    McWrite w{id, addr, bytes, e ? e->requester : -1, e ? e->region : 0};
+    // eADR: durable once in the host LLC; the LLC writes back through the queue in the background,
+    // which still consumes NVM bandwidth but is no longer on the acknowledgement path.
+    const uint64_t at_queue = cfg_.eadr ? t + cfg_.llc_ps : t;
+    uint64_t ack = fe_->write(at_queue, w);
+    if (cfg_.eadr) ack = at_queue;
+    if (e) mem_write_masked(img_, addr, gp.get_data_ptr(), lb, e->mask);
+    else mem_write(img_, addr, gp.get_data_ptr(), lb);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (ack != kAckLater) {
+        if (e && cfg_.persistent) {
+            e->durable_ps = ack;
+            durable(ack, t, addr, gp.get_data_ptr(), mask, lb, e->requester, e->writers);
+        }
+        delay = ps(ack - now_ps());
+        return;
+    }
+    // Acknowledged later (McPort::ack): keep what the durable report and the initiator need.
+    if (!e || !e->ack_to)
+        throw ConfigError(std::string(name()) + ": front end '" + cfg_.front_end +
+                          "' acknowledges writes late, but the initiator of this write cannot take a late "
+                          "acknowledgement (MemExt::ack_to)");
+    Pending p{t, addr, lb, e->requester, e->ack_to, e->ack_token, {mask[0], mask[1]},
+              std::vector<uint8_t>(gp.get_data_ptr(), gp.get_data_ptr() + lb), {}};
+    if (e->writers) p.writers.assign(e->writers, e->writers + lb);
+    pending_.emplace(id, std::move(p));
+    e->ack_later = true;
+    delay = SC_ZERO_TIME;
+}
+
+void MemCtrl::ack(uint64_t id, uint64_t t)
+{
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return;    // acknowledged at write() already
+    Pending p = std::move(it->second);
+    pending_.erase(it);
+    ++st_.late_acks;
+    t = std::max(t, now_ps());
+    if (cfg_.persistent) durable(t, p.arrive, p.addr, p.data.data(), p.mask, p.lb, p.requester,
+                                 p.writers.empty() ? nullptr : p.writers.data());
+    p.to->on_late_ack(p.token, t);
+}
+
+void MemCtrl::send(uint32_t dst, const McMsg &m, uint64_t t)
+{
+    if (!links_) throw ConfigError(std::string(name()) + ": front end sends to another controller but has no link");
+    links_->send(index_, dst, m, t);
+}
+
+void MemCtrl::wake_at(uint64_t t)
+{
+    const uint64_t now = now_ps();
+    evq_.push(Ev{std::max(t, now), seq_++, true, McMsg{}});
+    ev_.notify(ps(evq_.top().at - now));
+}
+
+void MemCtrl::deliver(uint64_t at, const McMsg &m)
+{
+    const uint64_t now = now_ps();
+    evq_.push(Ev{std::max(at, now), seq_++, false, m});
+    ev_.notify(ps(evq_.top().at - now));
+}
+
+void MemCtrl::event_method()
+{
+    const uint64_t t = now_ps();
+    while (!evq_.empty() && evq_.top().at <= t) {
+        Ev e = evq_.top();
+        evq_.pop();
+        if (e.wake) {
+            fe_->wake(t);
+        } else {
+            ++st_.msgs_in;
+            fe_->message(t, e.msg);
+        }
+    }
+    if (!evq_.empty()) ev_.notify(ps(evq_.top().at - t));
+}
+
+std::string MemCtrl::describe_stuck() const
+{
+    std::string d = fe_->describe();
+    if (pending_.empty() && d.empty()) return "";
+    return "  " + std::string(name()) + ": " + std::to_string(pending_.size()) + " writes not acknowledged" +
+           (d.empty() ? "" : "; " + d) + "\n";
+}
+
+void MemCtrl::report(StatsWriter &w, uint64_t sim_ps) const
+{
+    const nvm_stats *s = nvm_get_stats(dev_);
+    const nvm_cfg *c = nvm_config(dev_);
+    const std::string g = name();
+    const double sec = sim_ps * 1e-12;
+    w.add(g, "reads", st_.reads, "requests", "read requests served");
+    w.add(g, "writes", st_.writes, "requests", "write requests served");
+    w.add(g, "read_bytes", st_.read_bytes, "B", "bytes read (device or write queue)");
+    w.add(g, "write_bytes", st_.write_bytes, "B", "bytes written to the device");
+    w.add(g, "read_bw", sec > 0 ? st_.read_bytes / sec / 1e9 : 0, "GB/s", "average read bandwidth over the run");
+    w.add(g, "write_bw", sec > 0 ? st_.write_bytes / sec / 1e9 : 0, "GB/s", "average write bandwidth over the run");
+    w.add(g, "row_hits", s->row_hits, "requests", "row-buffer hits");
+    w.add(g, "row_misses", s->row_misses, "requests", "row-buffer misses");
+    w.add(g, "bus_utilization", sim_ps ? (double)s->bus_busy_ps / ((double)sim_ps * c->channels) : 0, "fraction",
+          "data-bus busy time over run time, averaged over channels");
+    fe_->report(w, g, sim_ps);
+    if (!cfg_.pm) return;
+    w.add(g, "persisted_writes", st_.persists, "writes", "writes that reached the persistence domain (ADR WPQ or eADR LLC)");
+    w.add(g, "persisted_bytes", st_.durable_bytes, "B", "bytes made durable");
+    w.add(g, "avg_persist_latency_ns", st_.persists ? st_.durable_lat_ps / 1000.0 / st_.persists : 0, "ns",
+          "average time from arrival at the controller to durability");
+    w.add(g, "eadr", cfg_.eadr ? 1 : 0, "bool", "1 if the host LLC is in the persistence domain");
+    if (st_.late_acks || st_.msgs_in) {
+        w.add(g, "late_acks", st_.late_acks, "writes", "writes acknowledged after the front end's decision (not on arrival)");
+        w.add(g, "messages_in", st_.msgs_in, "messages", "messages received from other controllers / requesters");
+    }
+}
+
+// ---- links between controllers ----------------------------------------------------------------
+
+McLinks::McLinks(sc_module_name n, const Config &c, const std::vector<MemCtrl *> &ctrls)
+    : sc_module(n), ctrls_(ctrls), msg_bytes_((uint32_t)c.i("nvm.link_msg_bytes"))
+{
+    link_cfg lc{};
+    lc.latency_ps = ns_to_ps(c.f("nvm.link_latency_ns"));
+    lc.gbps = c.f("nvm.link_bw_gbps");
+    lc.header_bytes = 0;
+    lc.max_payload = 0;
+    links_.resize(ctrls.size() * ctrls.size());
+    for (auto &l : links_)
+        if (link_init(&l, &lc) != 0) throw ConfigError("nvm.link_*: invalid controller link configuration");
+    for (auto *m : ctrls) m->set_links(this);
+}
+
+void McLinks::send(uint32_t src, uint32_t dst, const McMsg &m, uint64_t t)
+{
+    const uint32_t n = (uint32_t)ctrls_.size();
+    if (src >= n || dst >= n) throw ConfigError("controller link: no controller " + std::to_string(dst));
+    const uint64_t at = link_send(&links_[(size_t)src * n + dst], t, msg_bytes_);
+    ctrls_[dst]->deliver(at, m);
+}
+
+void McLinks::report(StatsWriter &w, uint64_t) const
+{
+    uint64_t pk = 0, q = 0;
+    for (const auto &l : links_) {
+        pk += l.st.packets;
+        q += l.st.queue_ps;
+    }
+    w.add(name(), "messages", pk, "messages", "messages sent between memory controllers");
+    w.add(name(), "queue_ns", q / 1000.0, "ns", "total time messages waited for a busy link");
+}
+
+// ---- address routing --------------------------------------------------------------------------
+
+PmRouter::PmRouter(sc_module_name n, uint32_t targets, uint64_t granule)
+    : sc_module(n), tsock("tsock"), granule_(granule ? granule : 1)
+{
+    for (uint32_t i = 0; i < targets; ++i)
+        isocks.push_back(new tlm_utils::simple_initiator_socket<PmRouter>(("isock" + std::to_string(i)).c_str()));
+    tsock.register_b_transport(this, &PmRouter::b_transport);
+}
+
+PmRouter::~PmRouter()
+{
+    for (auto *s : isocks) delete s;
+}
+
+void PmRouter::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
+{
+    (*isocks[target_of(gp.get_address())])->b_transport(gp, delay);
+}
+
+} // namespace persim
+
+namespace persim {
+
+PmControllers::PmControllers(const Config &c, mem_image *backing)
+{
+    const uint32_t nc = (uint32_t)c.i("nvm.controllers");
+    const uint64_t il = (uint64_t)c.i("nvm.interleave_bytes");
+    router = new PmRouter("pm_router", nc, il ? il : (uint64_t)c.i("l1.line_bytes"));
+    const MemCtrlCfg mc = MemCtrlCfg::nvm(c, nc);
+    for (uint32_t i = 0; i < nc; ++i) ctrls.push_back(new MemCtrl(("nvm" + std::to_string(i)).c_str(), c, mc, backing, i, nc));
+    for (uint32_t i = 0; i < nc; ++i) router->isocks[i]->bind(ctrls[i]->tsock);
+    if (nc > 1) links = new McLinks("nvm_links", c, ctrls);
+}
+
+PmControllers::~PmControllers()
+{
+    delete router;
+    delete links;
+    for (auto *m : ctrls) delete m;
+}
+
+void PmControllers::set_durable_sink(DurableSink *s)
+{
+    for (auto *m : ctrls) m->set_durable_sink(s);
+}
+
+void PmControllers::broadcast(const McMsg &m, uint64_t at)
+{
+    for (auto *c : ctrls) c->deliver(at, m);
+}
+
+std::string PmControllers::describe_stuck() const
+{
+    std::string s;
+    for (auto *m : ctrls) s += m->describe_stuck();
+    return s;
+}
+
+void PmControllers::report(StatsWriter &w, uint64_t sim_ps) const
+{
+    for (auto *m : ctrls) m->report(w, sim_ps);
+    if (links) {
+        StatsWriter lw;
+        links->report(lw, sim_ps);
+        if (lw.get(links->name(), "messages") > 0) links->report(w, sim_ps);   // only where a front end uses them
+    }
+}
+
+} // namespace persim

@@ -1,0 +1,162 @@
+// Memory controllers: one TLM target module = device timing (cores/nvm.h) + a write-queue front
+// end (write_queue.h: direct, adr_wpq, wpq_gate, ...) + the functional backing store. The GDDR
+// controller is a MemCtrl with the `direct` front end; the NVM controllers take nvm.front_end.
+// Controllers of one group reach each other through McLinks (a modelled link with latency and
+// bandwidth) for the messages of multi-controller protocols (boundary and flush ACKs).
+//
+// Acknowledgements: a write is acknowledged when its front end says so: on return of b_transport
+// (delay = time of the ack) or later (MemExt::ack_later, then MemExt::ack_to->on_late_ack); a
+// persistent controller reports the write to the durable sink at that moment (persistence domain).
+// With eADR (PM-far) the write is durable once it reaches the host LLC, before the front end.
+#pragma once
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include "config.h"
+#include "mem_proto.h"
+#include "stats.h"
+#include "write_queue.h"
+extern "C" {
+#include "link.h"
+#include "mem_image.h"
+#include "nvm.h"
+}
+
+namespace persim {
+
+class McLinks;
+
+// A controller's configuration, read from the config in one place (mem_ctrl.cpp).
+struct MemCtrlCfg {
+    nvm_cfg dev{};
+    std::string front_end = "direct";
+    bool pm = false;             // controller of the persistent region (reports persistence figures)
+    bool persistent = false;     // writes reach the persistence domain here (durable sink); false
+                                 // for the DRAM-only baseline (system.pm_in_dram)
+    bool eadr = false;           // durable on reaching the host LLC (PM-far with eADR)
+    uint64_t llc_ps = 0;         // host LLC latency (eADR)
+    static MemCtrlCfg dram(const Config &c);
+    static MemCtrlCfg nvm(const Config &c, uint32_t controllers);
+};
+
+class MemCtrl : public sc_core::sc_module, public McPort {
+public:
+    tlm_utils::simple_target_socket<MemCtrl> tsock;
+    SC_HAS_PROCESS(MemCtrl);
+    MemCtrl(sc_core::sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_image *backing,
+            uint32_t index = 0, uint32_t peers = 1);
+    ~MemCtrl() override;
+
+    void set_durable_sink(DurableSink *s) { sink_ = s; }
+    void set_links(McLinks *l) { links_ = l; }
+    // A message for this controller arriving at time `at` (>= now): from a peer through the link,
+    // or a boundary broadcast from a requester.
+    void deliver(uint64_t at, const McMsg &m);
+    std::string describe_stuck() const;
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+
+    // McPort
+    uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) override;
+    void ack(uint64_t id, uint64_t t) override;
+    void send(uint32_t dst, const McMsg &m, uint64_t t) override;
+    void wake_at(uint64_t t) override;
+    uint32_t index() const override { return index_; }
+    uint32_t peers() const override { return peers_; }
+
+private:
+    void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void event_method();
+    void durable(uint64_t at, uint64_t arrive, uint64_t addr, const uint8_t *data, const uint64_t mask[2],
+                 uint32_t lb, int requester, const uint32_t *writers);
+
+    MemCtrlCfg cfg_;
+    std::vector<uint64_t> core_mem_;   // storage of the nvm core (8-byte aligned)
+    nvm *dev_;
+    std::unique_ptr<WriteQueue> fe_;
+    mem_image *img_;
+    DurableSink *sink_ = nullptr;
+    McLinks *links_ = nullptr;
+    uint32_t index_, peers_;
+    uint64_t next_id_ = 1;
+    // Writes acknowledged later (kAckLater): what the durable report and the late ack need.
+    struct Pending {
+        uint64_t arrive, addr;
+        uint32_t lb;
+        int requester;
+        AckReceiver *to;
+        uint64_t token;
+        uint64_t mask[2];
+        std::vector<uint8_t> data;
+        std::vector<uint32_t> writers;
+    };
+    std::map<uint64_t, Pending> pending_;
+    struct Ev {
+        uint64_t at, seq;
+        bool wake;
+        McMsg msg;
+        bool operator>(const Ev &o) const { return at != o.at ? at > o.at : seq > o.seq; }
+    };
+    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> evq_;
+    uint64_t seq_ = 0;
+    sc_core::sc_event ev_;
+    struct {
+        uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, fe_reads = 0;
+        uint64_t persists = 0, durable_bytes = 0, durable_lat_ps = 0, late_acks = 0, msgs_in = 0;
+    } st_;
+};
+
+// The links between the controllers of one group: one `link` core per ordered pair (src, dst).
+class McLinks : public sc_core::sc_module {
+public:
+    McLinks(sc_core::sc_module_name n, const Config &c, const std::vector<MemCtrl *> &ctrls);
+    void send(uint32_t src, uint32_t dst, const McMsg &m, uint64_t t);
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+
+private:
+    std::vector<MemCtrl *> ctrls_;
+    std::vector<link_state> links_;    // src * n + dst
+    uint32_t msg_bytes_;
+};
+
+// Routes addresses across `n` controllers, interleaved every `granule` bytes (nvm.interleave_bytes).
+class PmRouter : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<PmRouter> tsock;
+    std::vector<tlm_utils::simple_initiator_socket<PmRouter> *> isocks;
+    PmRouter(sc_core::sc_module_name n, uint32_t targets, uint64_t granule);
+    ~PmRouter() override;
+    uint32_t target_of(uint64_t addr) const { return (uint32_t)((addr / granule_) % isocks.size()); }
+
+private:
+    void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    uint64_t granule_;
+};
+
+} // namespace persim
+
+namespace persim {
+
+// The persistent-memory side every system builds the same way: nvm.controllers controllers named
+// nvm0.. with the nvm.front_end front end, the router interleaving addresses across them, and the
+// links between them. Construct it inside the system's constructor (the modules become its
+// children: top.nvm0, top.pm_router, ...).
+struct PmControllers {
+    PmControllers(const Config &c, mem_image *backing);
+    ~PmControllers();
+    PmRouter *router;
+    std::vector<MemCtrl *> ctrls;
+    McLinks *links = nullptr;      // with more than one controller
+    void set_durable_sink(DurableSink *s);
+    // A region boundary from a requester, broadcast to every controller (arriving at `at`).
+    void broadcast(const McMsg &m, uint64_t at);
+    std::string describe_stuck() const;
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+};
+
+} // namespace persim

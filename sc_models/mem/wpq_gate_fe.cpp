@@ -1,0 +1,175 @@
+// Front end `wpq_gate`: LightWSP's region-gated write-pending queue (cores/wpq_gate.h, the core the
+// RTL co-simulation checks; lightwsp-whole-system-persistence.md sections III-B, IV-B/C/D).
+//
+// Every write carries its region ID (MemExt::region) and enters the queue as one 8-byte entry per
+// word it moves. A requester ends a region by broadcasting a BOUNDARY to every controller
+// (PmControllers::broadcast); each controller answers with a BDRY_ACK to the others over the
+// controller links. The flush-ID region is persisted once its boundary is known everywhere: its
+// writes are then durable and acknowledged (late acknowledgement, McPort::ack), and only its
+// entries drain to the device. When none is left here the controller sends a FLUSH_ACK; with every
+// other controller's FLUSH_ACK the region commits and the next one may drain. Younger regions stay
+// gated, so they never persist before an older one, whichever controller they reach first.
+// A write that finds the queue full (or declined in overflow mode) waits here in arrival order, and
+// a boundary that arrives behind waiting writes waits with them (the persist path is in order).
+// Deadlock (IV-D): a full queue whose flush-ID region has no boundary yet enters overflow mode;
+// its entries then drain undo-logged, and its writes into a full queue are written through.
+#include "wpq_gate_fe.h"
+#include <deque>
+#include <map>
+#include <sstream>
+#include <vector>
+extern "C" {
+#include "wpq_gate.h"
+}
+
+namespace persim {
+namespace {
+
+class WpqGateFe : public WriteQueue {
+public:
+    WpqGateFe(const Config &c, McPort &p) : port_(p)
+    {
+        wpq_gate_cfg gc{};
+        gc.entries = (uint32_t)c.i("nvm.wpq_entries");
+        gc.mcs = p.peers();
+        gc.regions = (uint32_t)c.i("wpq_gate.regions");
+        gc.rid_bits = (uint32_t)c.i("wpq_gate.rid_bits");
+        gc.addr_bits = 61;    // word (8 B) addresses of a 64-bit byte address space
+        gc.data_bits = 64;
+        gc.line_words = (uint32_t)c.i("l1.line_bytes") / 8;
+        gc.pf_wait = 1;
+        mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
+        if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)
+            throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
+                              "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
+        g_ = reinterpret_cast<wpq_gate *>(mem_.data());
+    }
+
+    uint64_t write(uint64_t t, const McWrite &w) override
+    {
+        const uint32_t words = (w.bytes + 7) / 8;
+        for (uint32_t i = 0; i < words; ++i) path_.push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
+        pump(t);
+        return kAckLater;
+    }
+
+    bool read(uint64_t, uint64_t, uint64_t *) override { return false; }   // IV-H load CAM: CPU system issue
+
+    void message(uint64_t t, const McMsg &m) override
+    {
+        switch (m.kind) {
+        case McMsg::BOUNDARY:
+            path_.push_back(Item{true, 0, m.region, 0, false});   // in order behind waiting writes
+            break;
+        case McMsg::BDRY_ACK:
+            wpq_gate_bdry_ack(g_, m.region);
+            break;
+        case McMsg::FLUSH_ACK:
+            wpq_gate_flush_ack(g_, m.region);
+            break;
+        }
+        pump(t);
+    }
+
+    std::string describe() const override
+    {
+        if (wpq_gate_count(g_) == 0 && path_.empty() && unacked_.empty()) return "";
+        std::ostringstream o;
+        o << "wpq_gate flush ID " << wpq_gate_flush_id(g_) << " (boundary " << (wpq_gate_bdry_bit(g_) ? "received" : "not received")
+          << (wpq_gate_overflow(g_) ? ", overflow mode" : "") << "), " << wpq_gate_count(g_) << " entries queued, "
+          << path_.size() << " waiting to enter";
+        return o.str();
+    }
+
+    void report(StatsWriter &w, const std::string &g, uint64_t) const override
+    {
+        const wpq_gate_stats *s = wpq_gate_get_stats(g_);
+        w.add(g, "wpq_pushes", s->pushes, "entries", "8-byte entries queued (region-tagged words)");
+        w.add(g, "wpq_full", s->full, "events", "pushes refused by a full queue (the write waited)");
+        w.add(g, "wpq_declined", s->declined, "events", "pushes declined in overflow mode (the write waited)");
+        w.add(g, "wpq_drains", s->drains, "entries", "entries drained to the device");
+        w.add(g, "wpq_undo_drains", s->undo_drains, "entries", "entries drained undo-logged (overflow mode, IV-D)");
+        w.add(g, "wpq_bypasses", s->bypasses, "writes", "overflow-mode words written through a full queue");
+        w.add(g, "wpq_commits", s->commits, "regions", "regions committed at this controller");
+        w.add(g, "wpq_deadlocks", s->deadlocks, "events", "deadlocks detected (full queue, flush-ID boundary missing)");
+        w.add(g, "wpq_window_errors", s->window_errors, "events", "boundaries/ACKs outside the region window (dropped)");
+    }
+
+private:
+    struct Item {
+        bool boundary;
+        uint64_t id;         // write id (McWrite::id)
+        uint32_t region;
+        uint64_t word;       // word address
+        bool last;           // last word of the write
+    };
+
+    // Everything the core allows at time t, repeated until nothing changes.
+    void pump(uint64_t t)
+    {
+        for (bool again = true; again;) {
+            again = false;
+            while (!path_.empty()) {
+                const Item &it = path_.front();
+                if (it.boundary) {
+                    if (wpq_gate_boundary(g_, it.region) == 0)
+                        for (uint32_t d = 0; d < port_.peers(); ++d)
+                            if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
+                } else {
+                    wpq_result r = wpq_gate_push(g_, it.region, it.word, 0);
+                    if (r == WPQ_FULL && wpq_gate_bypass(g_, it.region, it.word, 0)) {
+                        port_.device_write(t, it.word * 8, 8);         // overflow mode: written through
+                        r = WPQ_BYPASS;
+                    } else if (r == WPQ_FULL) {
+                        wpq_gate_check_deadlock(g_);
+                        if (wpq_gate_bypass(g_, it.region, it.word, 0)) {
+                            port_.device_write(t, it.word * 8, 8);
+                            r = WPQ_BYPASS;
+                        }
+                    }
+                    if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
+                    if (it.last) unacked_[it.region & rid_mask()].push_back(it.id);
+                }
+                path_.pop_front();
+                again = true;
+            }
+            const uint32_t f = wpq_gate_flush_id(g_);
+            if (wpq_gate_persisted(g_)) {
+                // The flush-ID region is durable: acknowledge its writes.
+                auto u = unacked_.find(f);
+                if (u != unacked_.end()) {
+                    for (uint64_t id : u->second) port_.ack(id, t);
+                    unacked_.erase(u);
+                }
+            }
+            wpq_entry e;
+            int undo = 0;
+            while (wpq_gate_next_drain(g_, &e, &undo)) {
+                port_.device_write(t, e.addr * 8, 8);
+                again = true;
+            }
+            if (wpq_gate_flush_done(g_)) {
+                for (uint32_t d = 0; d < port_.peers(); ++d)
+                    if (d != port_.index()) port_.send(d, McMsg{McMsg::FLUSH_ACK, f, port_.index()}, t);
+                again = true;
+            }
+            if (wpq_gate_try_commit(g_)) again = true;
+        }
+    }
+    uint32_t rid_mask() const { return (uint32_t)((1ull << wpq_gate_config(g_)->rid_bits) - 1); }
+
+    McPort &port_;
+    std::vector<uint64_t> mem_;
+    wpq_gate *g_;
+    std::deque<Item> path_;                               // writes and boundaries not yet in the queue
+    std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
+};
+
+std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_unique<WpqGateFe>(c, p); }
+
+} // namespace
+
+const WriteQueueKind kWpqGateFe{"wpq_gate", "LightWSP region-gated WPQ: acknowledged when the write's region is "
+                                            "persisted at every controller; younger regions stay gated", make};
+
+} // namespace persim

@@ -1,0 +1,84 @@
+// Write-queue front ends of a memory controller (docs/architecture.md "Memory controllers").
+//
+// A controller (MemCtrl, mem_ctrl.h) is device timing (cores/nvm.h) plus one front end: the queue
+// that accepts writes before the device and decides when each is acknowledged. Front ends are
+// plug-ins chosen by name (config key nvm.front_end; registry in sc_models/registry.cpp):
+//   direct    no queue: a write is acknowledged when the device completes it (GDDR; nvm.wpq_entries=0)
+//   adr_wpq   the ADR write-pending queue (cores/adr_wpq.h): durable once accepted, FIFO drain
+//   wpq_gate  LightWSP's region-gated WPQ (cores/wpq_gate.h): a write is acknowledged when its
+//             region commits at every controller; boundaries and ACKs travel between controllers
+// A front end either acknowledges a write at once (write() returns the time) or later
+// (write() returns kAckLater and the front end calls McPort::ack when it decides). It may ask to
+// be woken (McPort::wake_at) and may send messages to the other controllers (McPort::send), which
+// arrive through a modelled link with latency (mem_ctrl.h, McLinks).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+#include "config.h"
+#include "stats.h"
+
+namespace persim {
+
+constexpr uint64_t kAckLater = UINT64_MAX;
+
+// A write as a front end sees it.
+struct McWrite {
+    uint64_t id;          // controller-unique write id (McPort::ack names it)
+    uint64_t addr;        // line address (bytes)
+    uint32_t bytes;       // bytes moved to the device
+    int      requester;   // MemExt::requester
+    uint32_t region;      // MemExt::region (region-tagged persist paths; 0 otherwise)
+};
+
+// A message between controllers, or from a requester to every controller (a region boundary).
+struct McMsg {
+    enum Kind : uint8_t { BOUNDARY, BDRY_ACK, FLUSH_ACK } kind;
+    uint32_t region;
+    uint32_t src;         // sending controller (BOUNDARY: the requester's id)
+};
+
+// What a controller offers its front end.
+class McPort {
+public:
+    virtual ~McPort() = default;
+    // Device timing: a device access starting at t; returns its completion.
+    virtual uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) = 0;
+    // Acknowledge write `id` (durable) at time t >= now (for writes that got kAckLater).
+    virtual void ack(uint64_t id, uint64_t t) = 0;
+    // Send `m` to controller `dst` (!= self) at time t; it arrives after the link latency.
+    virtual void send(uint32_t dst, const McMsg &m, uint64_t t) = 0;
+    // Call WriteQueue::wake at time t (>= now).
+    virtual void wake_at(uint64_t t) = 0;
+    virtual uint32_t index() const = 0;          // this controller's index among its peers
+    virtual uint32_t peers() const = 0;          // controllers in the group (self included)
+};
+
+class WriteQueue {
+public:
+    virtual ~WriteQueue() = default;
+    // A write arriving at t: its acknowledgement time, or kAckLater (McPort::ack comes later).
+    virtual uint64_t write(uint64_t t, const McWrite &w) = 0;
+    // A read of `addr` at t: true and *ready if the queue serves it (or holds it back: *ready is
+    // when the device read may start, after the queued write it conflicts with has drained).
+    virtual bool read(uint64_t t, uint64_t addr, uint64_t *ready) = 0;
+    // A message from another controller (or a boundary from a requester) at t.
+    virtual void message(uint64_t, const McMsg &) {}
+    virtual void wake(uint64_t) {}
+    // Writes held and not yet acknowledged, for stuck reports (empty when idle).
+    virtual std::string describe() const { return ""; }
+    // Figures into the controller's group.
+    virtual void report(StatsWriter &w, const std::string &group, uint64_t sim_ps) const = 0;
+};
+
+struct WriteQueueKind {
+    const char *name;
+    const char *desc;
+    std::unique_ptr<WriteQueue> (*make)(const Config &c, McPort &port);
+};
+
+const std::vector<const WriteQueueKind *> &all_write_queues();   // sc_models/registry.cpp
+const WriteQueueKind *find_write_queue(const std::string &name);
+
+} // namespace persim
