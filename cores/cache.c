@@ -17,7 +17,15 @@
  *
  * Fields owned by the core: tag, present, valid, dirty, lru (change them only through the API).
  * Callers may set pm, pb_index and ready_ps directly; a pm change is reflected in the dirty
- * counters at the next API call that mutates that line. */
+ * counters at the next API call that mutates that line.
+ *
+ * Tag-only mode (cfg.tag_only) uses its own layout:
+ *   struct cache | tag u64[n] | present bitmap u64[(n+63)/64] | state u8[n] | rank u8[n] (ways > 1)
+ * state = present | dirty | pm | filled | counted-dirty | counted-pm bits. Lookup scans the set
+ * (ways <= 256). LRU: rank[i] of a present line is its position in its set's recency order
+ * (0 = MRU); the present lines of a set hold ranks 0..k-1. Install/touch/invalidate update the
+ * ranks of the set exactly as the full mode's list moves do, so the LRU way is the present way
+ * with the largest rank and the victim order (LRU -> MRU) is by decreasing rank. */
 #include "cache.h"
 
 #include <string.h>
@@ -35,10 +43,24 @@ struct cache {
     uint64_t  use_counter;
     size_t    off_lines, off_present, off_hash, off_prev, off_next;
     size_t    off_head, off_tail, off_counted, off_data;
+    uint32_t  tag_only;
+    size_t    off_tags, off_state, off_rank;   /* tag-only mode */
 };
 
 #define CNT_DIRTY 1u
 #define CNT_PM    2u
+
+/* tag-only state byte */
+#define ST_PRESENT 0x01u
+#define ST_DIRTY   0x02u
+#define ST_PM      0x04u
+#define ST_FILLED  0x08u
+#define ST_CDIRTY  0x10u   /* counted as dirty */
+#define ST_CPM     0x20u   /* counted as dirty PM */
+
+#define CACHE_MAX_LINES_FULL    (1ull << 30)
+#define CACHE_MAX_LINES_TAGONLY 0x7FFFFFFFull
+#define CACHE_MAX_WAYS_TAGONLY  256u
 
 static size_t align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
 
@@ -46,6 +68,7 @@ typedef struct layout {
     uint32_t n, ways, sets, hsize, hbits;
     size_t off_lines, off_present, off_hash, off_prev, off_next;
     size_t off_head, off_tail, off_counted, off_data, total;
+    size_t off_tags, off_state, off_rank;
 } layout;
 
 static int is_pow2(uint32_t x) { return x != 0 && (x & (x - 1u)) == 0; }
@@ -56,9 +79,25 @@ static int make_layout(const cache_cfg *cfg, layout *L)
     uint32_t lb = cfg->line_bytes;
     if (!is_pow2(lb) || lb < 4u || lb > CACHE_MAX_LINE) return -1;
     if (cfg->size_bytes == 0 || cfg->size_bytes % lb != 0) return -1;
-    uint32_t n = cfg->size_bytes / lb;
+    if (cfg->tag_only > 1) return -1;
+    const uint64_t n64 = cfg->size_bytes / lb;
+    if (n64 > (cfg->tag_only ? CACHE_MAX_LINES_TAGONLY : CACHE_MAX_LINES_FULL)) return -1;
+    if ((uint64_t)(size_t)-1 / 16u < n64) return -1;   /* 32-bit hosts: the block must fit size_t */
+    uint32_t n = (uint32_t)n64;
     uint32_t ways = cfg->assoc == 0 ? n : cfg->assoc;
     if (ways > n || n % ways != 0) return -1;   /* also: size a multiple of line * assoc */
+    if (cfg->tag_only) {
+        if (ways > CACHE_MAX_WAYS_TAGONLY) return -1;
+        memset(L, 0, sizeof *L);
+        L->n = n; L->ways = ways; L->sets = n / ways;
+        size_t o = align8(sizeof(struct cache));
+        L->off_tags = o;     o = align8(o + (size_t)n * sizeof(uint64_t));
+        L->off_present = o;  o = align8(o + (size_t)((n + 63u) / 64u) * sizeof(uint64_t));
+        L->off_state = o;    o = align8(o + (size_t)n);
+        L->off_rank = o;     o = align8(o + (ways > 1 ? (size_t)n : 0));
+        L->total = o;
+        return 0;
+    }
     uint32_t hbits = 1, hsize = 2;
     while (hsize < 2u * (uint64_t)n) { hsize <<= 1; hbits++; }
 
@@ -87,6 +126,9 @@ static int32_t *HEAD(const cache *c)       { return (int32_t *)((uintptr_t)c + c
 static int32_t *TAIL(const cache *c)       { return (int32_t *)((uintptr_t)c + c->off_tail); }
 static uint8_t *COUNTED(const cache *c)    { return (uint8_t *)((uintptr_t)c + c->off_counted); }
 static uint8_t *DATA(const cache *c)       { return (uint8_t *)((uintptr_t)c + c->off_data); }
+static uint64_t *TAGS(const cache *c)      { return (uint64_t *)((uintptr_t)c + c->off_tags); }
+static uint8_t *STATE(const cache *c)      { return (uint8_t *)((uintptr_t)c + c->off_state); }
+static uint8_t *RANK(const cache *c)       { return (uint8_t *)((uintptr_t)c + c->off_rank); }
 
 static int idx_ok(const cache *c, int32_t idx) { return c && idx >= 0 && (uint32_t)idx < c->num_lines; }
 
@@ -160,6 +202,66 @@ static void recount(cache *c, int32_t idx)
     cnt[idx] = now;
 }
 
+
+/* ---- tag-only mode ---- */
+
+static void t_recount(cache *c, int32_t idx)
+{
+    uint8_t *st = &STATE(c)[idx];
+    uint8_t now = 0;
+    if ((*st & ST_PRESENT) && (*st & ST_DIRTY)) now = (uint8_t)(ST_CDIRTY | ((*st & ST_PM) ? ST_CPM : 0u));
+    uint8_t old = (uint8_t)(*st & (ST_CDIRTY | ST_CPM));
+    if (old == now) return;
+    if (old & ST_CDIRTY) { c->dirty_all--; if (old & ST_CPM) c->dirty_pm--; }
+    if (now & ST_CDIRTY) { c->dirty_all++; if (now & ST_CPM) c->dirty_pm++; }
+    *st = (uint8_t)((*st & ~(ST_CDIRTY | ST_CPM)) | now);
+}
+
+/* Recency ranks of the set of idx (ways > 1): make idx MRU. `was` = idx was present. */
+static void t_rank_mru(cache *c, int32_t idx, int was)
+{
+    if (c->ways == 1) return;
+    uint8_t *rk = RANK(c), *st = STATE(c);
+    uint32_t first = (uint32_t)idx / c->ways * c->ways;
+    uint8_t r = rk[idx];
+    for (uint32_t i = first; i < first + c->ways; i++)
+        if ((int32_t)i != idx && (st[i] & ST_PRESENT) && (!was || rk[i] < r)) rk[i]++;
+    rk[idx] = 0;
+}
+
+static void t_rank_remove(cache *c, int32_t idx)
+{
+    if (c->ways == 1) return;
+    uint8_t *rk = RANK(c), *st = STATE(c);
+    uint32_t first = (uint32_t)idx / c->ways * c->ways;
+    uint8_t r = rk[idx];
+    for (uint32_t i = first; i < first + c->ways; i++)
+        if ((int32_t)i != idx && (st[i] & ST_PRESENT) && rk[i] > r) rk[i]--;
+    rk[idx] = 0;
+}
+
+static int32_t t_lookup(const cache *c, uint64_t line_addr)
+{
+    const uint64_t *tg = TAGS(c);
+    const uint8_t *st = STATE(c);
+    uint32_t first = (uint32_t)(line_addr % c->num_sets) * c->ways;
+    for (uint32_t i = first; i < first + c->ways; i++)
+        if ((st[i] & ST_PRESENT) && tg[i] == line_addr) return (int32_t)i;
+    return -1;
+}
+
+static void t_invalidate(cache *c, int32_t idx)
+{
+    uint8_t *st = &STATE(c)[idx];
+    if (*st & ST_PRESENT) {
+        t_rank_remove(c, idx);
+        PRES(c)[(uint32_t)idx >> 6] &= ~(1ull << ((uint32_t)idx & 63u));
+    }
+    TAGS(c)[idx] = 0;
+    *st &= (uint8_t)(ST_CDIRTY | ST_CPM);   /* keep the counted bits for t_recount */
+    t_recount(c, idx);
+}
+
 /* ---- public API ---- */
 
 size_t cache_bytes(const cache_cfg *cfg)
@@ -186,6 +288,11 @@ int cache_init(void *mem, const cache_cfg *cfg)
     c->off_prev = L.off_prev;     c->off_next = L.off_next;
     c->off_head = L.off_head;     c->off_tail = L.off_tail;
     c->off_counted = L.off_counted; c->off_data = L.off_data;
+    if (cfg->tag_only) {
+        c->tag_only = 1;
+        c->off_tags = L.off_tags; c->off_state = L.off_state; c->off_rank = L.off_rank;
+        return 0;   /* all zero: no line present */
+    }
     cache_line *ln = LN(c);
     for (uint32_t i = 0; i < L.n; i++) ln[i].pb_index = CACHE_NO_PB;
     memset(HASH(c), 0xFF, (size_t)L.hsize * sizeof(int32_t));
@@ -202,6 +309,7 @@ uint32_t cache_num_lines(const cache *c) { return c ? c->num_lines : 0; }
 int32_t cache_lookup(const cache *c, uint64_t line_addr)
 {
     if (!c) return -1;
+    if (c->tag_only) return t_lookup(c, line_addr);
     const int32_t *h = HASH(c);
     const cache_line *ln = LN(c);
     uint32_t i = hash_home(c, line_addr);
@@ -245,6 +353,21 @@ int32_t cache_victim_filtered(const cache *c, uint64_t line_addr,
     uint32_t first = set * c->ways;
     int32_t v = first_free(c, first, skip, ctx);
     if (v >= 0) return v;
+    if (c->tag_only) {
+        /* the k present ways hold ranks 0..k-1; LRU -> MRU is rank k-1 down to 0 (free ways
+         * get here only when skipped) */
+        const uint8_t *st = STATE(c);
+        if (c->ways == 1)
+            return (st[first] & ST_PRESENT) && (!skip || !skip(ctx, first)) ? (int32_t)first : -1;
+        const uint8_t *rk = RANK(c);
+        for (int32_t r = (int32_t)c->ways - 1; r >= 0; r--)
+            for (uint32_t i = first; i < first + c->ways; i++)
+                if ((st[i] & ST_PRESENT) && rk[i] == (uint8_t)r) {
+                    if (!skip || !skip(ctx, i)) return (int32_t)i;
+                    break;
+                }
+        return -1;
+    }
     const int32_t *nx = NEXT(c);
     for (int32_t i = HEAD(c)[set]; i >= 0; i = nx[i])      /* LRU -> MRU */
         if (!skip || !skip(ctx, (uint32_t)i)) return i;
@@ -259,6 +382,7 @@ int32_t cache_victim(const cache *c, uint64_t line_addr)
 void cache_invalidate(cache *c, int32_t idx)
 {
     if (!idx_ok(c, idx)) return;
+    if (c->tag_only) { t_invalidate(c, idx); return; }
     cache_line *l = &LN(c)[idx];
     if (l->present) {
         hash_remove(c, idx);
@@ -274,6 +398,19 @@ void cache_invalidate(cache *c, int32_t idx)
 void cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm)
 {
     if (!idx_ok(c, idx)) return;
+    if (c->tag_only) {
+        t_invalidate(c, idx);
+        int32_t dup = t_lookup(c, line_addr);
+        if (dup >= 0) t_invalidate(c, dup);
+        TAGS(c)[idx] = line_addr;
+        uint8_t *st = &STATE(c)[idx];
+        *st = (uint8_t)((*st & (ST_CDIRTY | ST_CPM)) | ST_PRESENT | (pm ? ST_PM : 0u));
+        ++c->use_counter;
+        t_rank_mru(c, idx, 0);
+        PRES(c)[(uint32_t)idx >> 6] |= 1ull << ((uint32_t)idx & 63u);
+        t_recount(c, idx);
+        return;
+    }
     cache_invalidate(c, idx);                       /* no-op beyond clearing if already free */
     int32_t dup = cache_lookup(c, line_addr);       /* keep the tag map one-to-one */
     if (dup >= 0) cache_invalidate(c, dup);
@@ -293,6 +430,12 @@ void cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm)
 void cache_touch(cache *c, int32_t idx)
 {
     if (!idx_ok(c, idx)) return;
+    if (c->tag_only) {
+        if (!(STATE(c)[idx] & ST_PRESENT)) return;
+        ++c->use_counter;
+        t_rank_mru(c, idx, 1);
+        return;
+    }
     cache_line *l = &LN(c)[idx];
     if (!l->present) return;
     l->lru = ++c->use_counter;
@@ -302,22 +445,44 @@ void cache_touch(cache *c, int32_t idx)
 
 cache_line *cache_line_at(cache *c, int32_t idx)
 {
-    return idx_ok(c, idx) ? &LN(c)[idx] : NULL;
+    return idx_ok(c, idx) && !c->tag_only ? &LN(c)[idx] : NULL;
 }
 
 const cache_line *cache_line_at_const(const cache *c, int32_t idx)
 {
-    return idx_ok(c, idx) ? &LN(c)[idx] : NULL;
+    return idx_ok(c, idx) && !c->tag_only ? &LN(c)[idx] : NULL;
 }
 
 uint8_t *cache_data(cache *c, int32_t idx)
 {
-    return idx_ok(c, idx) ? DATA(c) + (size_t)idx * c->line_bytes : NULL;
+    return idx_ok(c, idx) && !c->tag_only ? DATA(c) + (size_t)idx * c->line_bytes : NULL;
 }
 
 const uint8_t *cache_data_const(const cache *c, int32_t idx)
 {
-    return idx_ok(c, idx) ? DATA(c) + (size_t)idx * c->line_bytes : NULL;
+    return idx_ok(c, idx) && !c->tag_only ? DATA(c) + (size_t)idx * c->line_bytes : NULL;
+}
+
+int cache_tag_only(const cache *c) { return c && c->tag_only; }
+
+int cache_line_present(const cache *c, int32_t idx)
+{
+    if (!idx_ok(c, idx)) return 0;
+    return c->tag_only ? (STATE(c)[idx] & ST_PRESENT) != 0 : LN(c)[idx].present != 0;
+}
+
+uint64_t cache_line_tag(const cache *c, int32_t idx)
+{
+    if (!idx_ok(c, idx)) return 0;
+    return c->tag_only ? TAGS(c)[idx] : LN(c)[idx].tag;
+}
+
+int cache_line_dirty(const cache *c, int32_t idx) { return cache_is_dirty(c, idx); }
+
+int cache_line_pm(const cache *c, int32_t idx)
+{
+    if (!idx_ok(c, idx)) return 0;
+    return c->tag_only ? (STATE(c)[idx] & ST_PM) != 0 : LN(c)[idx].pm != 0;
 }
 
 /* Clamps [off, off+len) to the line; returns the clamped length. */
@@ -329,7 +494,14 @@ static uint32_t clamp_range(const cache *c, uint32_t off, uint32_t len)
 
 void cache_write(cache *c, int32_t idx, uint32_t off, const uint8_t *src, uint32_t len)
 {
-    if (!idx_ok(c, idx) || !src) return;
+    if (!idx_ok(c, idx)) return;
+    if (c->tag_only) {
+        if (clamp_range(c, off, len) == 0) return;
+        STATE(c)[idx] |= ST_DIRTY;
+        t_recount(c, idx);
+        return;
+    }
+    if (!src) return;
     len = clamp_range(c, off, len);
     if (len == 0) return;
     cache_line *l = &LN(c)[idx];
@@ -344,6 +516,7 @@ void cache_write(cache *c, int32_t idx, uint32_t off, const uint8_t *src, uint32
 void cache_fill(cache *c, int32_t idx, const uint8_t *line_data)
 {
     if (!idx_ok(c, idx)) return;
+    if (c->tag_only) { STATE(c)[idx] |= ST_FILLED; t_recount(c, idx); return; }
     cache_line *l = &LN(c)[idx];
     if (line_data) {
         uint8_t *d = DATA(c) + (size_t)idx * c->line_bytes;
@@ -359,6 +532,7 @@ int cache_range_valid(const cache *c, int32_t idx, uint32_t off, uint32_t len)
     if (!idx_ok(c, idx)) return 0;
     if (len == 0) return 1;
     if (off >= c->line_bytes || len > c->line_bytes - off) return 0;
+    if (c->tag_only) return (STATE(c)[idx] & (ST_PRESENT | ST_FILLED)) == (ST_PRESENT | ST_FILLED);
     const cache_line *l = &LN(c)[idx];
     uint64_t m[2];
     cache_mask_range(m, off, len);
@@ -368,12 +542,14 @@ int cache_range_valid(const cache *c, int32_t idx, uint32_t off, uint32_t len)
 int cache_is_dirty(const cache *c, int32_t idx)
 {
     if (!idx_ok(c, idx)) return 0;
+    if (c->tag_only) return (STATE(c)[idx] & ST_DIRTY) != 0;
     return mask_any(LN(c)[idx].dirty);
 }
 
 void cache_clean(cache *c, int32_t idx)
 {
     if (!idx_ok(c, idx)) return;
+    if (c->tag_only) { STATE(c)[idx] &= (uint8_t)~ST_DIRTY; t_recount(c, idx); return; }
     cache_line *l = &LN(c)[idx];
     l->dirty[0] = l->dirty[1] = 0;
     recount(c, idx);
@@ -389,9 +565,18 @@ uint32_t cache_count_dirty(const cache *c, int pm)
 uint32_t cache_collect_dirty(const cache *c, int pm, int32_t *out, uint32_t max)
 {
     if (!c || !out || max == 0) return 0;
-    const uint8_t *cnt = COUNTED(c);
     uint32_t want = cache_count_dirty(c, pm);
     uint32_t got = 0;
+    if (c->tag_only) {
+        const uint8_t *st = STATE(c);
+        for (uint32_t i = 0; i < c->num_lines && got < max && got < want; i++) {
+            if (!(st[i] & ST_CDIRTY)) continue;
+            if (pm >= 0 && ((st[i] & ST_CPM) != 0) != (pm != 0)) continue;
+            out[got++] = (int32_t)i;
+        }
+        return got;
+    }
+    const uint8_t *cnt = COUNTED(c);
     for (uint32_t i = 0; i < c->num_lines && got < max && got < want; i++) {
         uint8_t k = cnt[i];
         if (!(k & CNT_DIRTY)) continue;

@@ -4,7 +4,30 @@
  * The core decides hits, victims and line state; it keeps no time (callers stamp
  * `ready_ps` so a line that is still being filled can be waited on, MSHR-style).
  * Caller-owned state: allocate cache_bytes(cfg) bytes (8-byte aligned) and call cache_init.
- * Lines are at most 128 bytes (masks are two 64-bit words). No allocation after init. */
+ * Lines are at most 128 bytes (masks are two 64-bit words). No allocation after init.
+ *
+ * Sizes are 64-bit; line indices are int32_t, so the number of lines (size_bytes / line_bytes)
+ * is bounded: at most 2^30 lines in full mode (its lookup hash has 2 slots per line) and at most
+ * 2^31 - 1 lines in tag-only mode. Larger (or otherwise invalid) configs are rejected:
+ * cache_bytes() returns 0 and cache_init() -1.
+ *
+ * Tag-only mode (cfg.tag_only = 1), for large caches modelled without data (e.g. a gigabyte
+ * DRAM cache in front of PM): no data array and no cache_line records. Per line the core keeps
+ * the tag (8 B), one state byte (present, dirty, pm, filled) and, only when assoc > 1, one LRU
+ * rank byte, plus one present bit: about 9.1 B per line direct-mapped and 10.1 B set-associative
+ * (a 1 GiB direct-mapped cache of 64 B lines: ~146 MiB). assoc must be 1..256 (no fully
+ * associative tag-only cache beyond 256 lines); lookups scan the set. Hits, victims (same rule:
+ * lowest-index free way, else LRU), dirty state and the dirty counters are exactly those of full
+ * mode on the same sequence of calls. What is not kept, and how the API behaves:
+ *   - cache_data / cache_data_const return NULL; cache_line_at / cache_line_at_const return NULL
+ *     (use the cache_line_* accessors below, which work in both modes);
+ *   - no per-byte masks: cache_write (src may be NULL) marks the whole line dirty;
+ *     cache_fill (line_data ignored) marks it filled; cache_range_valid is 1 iff the line is
+ *     present and filled (a written but unfilled line counts as not valid, even for the written
+ *     bytes: tag-only callers fill on allocate);
+ *   - no pb_index and no ready_ps (callers that need fill timing keep it themselves);
+ *   - cache_install's idx must be a way of line_addr's set (as cache_victim returns it): lookups
+ *     only scan that set (full mode finds a line installed anywhere through its hash). */
 #ifndef PERSIM_CACHE_H
 #define PERSIM_CACHE_H
 #include <stddef.h>
@@ -19,9 +42,10 @@ extern "C" {
 #define CACHE_NO_PB    0xFFFFu       /* line has no persist-buffer entry */
 
 typedef struct cache_cfg {
-    uint32_t size_bytes;   /* total data capacity */
+    uint64_t size_bytes;   /* total data capacity (lines bounded, see above) */
     uint32_t line_bytes;   /* power of two, 4..128 */
-    uint32_t assoc;        /* ways per set; 0 = fully associative */
+    uint32_t assoc;        /* ways per set; 0 = fully associative (tag-only: 1..256) */
+    uint32_t tag_only;     /* 1 = keep tags and line state only (see above), 0 = full */
 } cache_cfg;
 
 typedef struct cache_line {
@@ -58,12 +82,20 @@ void     cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm);
 void     cache_touch(cache *c, int32_t idx);              /* make MRU */
 void     cache_invalidate(cache *c, int32_t idx);         /* drop tag and data */
 
+/* Full mode only (NULL in tag-only mode or for a bad index). */
 cache_line *cache_line_at(cache *c, int32_t idx);
 const cache_line *cache_line_at_const(const cache *c, int32_t idx);
 uint8_t *cache_data(cache *c, int32_t idx);               /* line_bytes of data */
 const uint8_t *cache_data_const(const cache *c, int32_t idx);
 
-/* Byte-range helpers; [off, off+len) must lie within one line. */
+/* Line state accessors, both modes (0 for a bad index; the tag of a non-present line is 0). */
+int      cache_tag_only(const cache *c);
+int      cache_line_present(const cache *c, int32_t idx);
+uint64_t cache_line_tag(const cache *c, int32_t idx);
+int      cache_line_dirty(const cache *c, int32_t idx);  /* same as cache_is_dirty */
+int      cache_line_pm(const cache *c, int32_t idx);
+
+/* Byte-range helpers; [off, off+len) must lie within one line (tag-only: see above). */
 void     cache_write(cache *c, int32_t idx, uint32_t off, const uint8_t *src, uint32_t len); /* sets valid+dirty */
 void     cache_fill(cache *c, int32_t idx, const uint8_t *line_data);  /* fills non-dirty bytes, all valid */
 int      cache_range_valid(const cache *c, int32_t idx, uint32_t off, uint32_t len);

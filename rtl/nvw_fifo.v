@@ -1,17 +1,25 @@
 // NVW-FIFO of "Exploring the Design Space of Scoped Persist Barriers for GPUs", section 6.
 // Golden model: cores/nvw_fifo.c (nvw_fifo_step). One clock edge = one nvw_fifo_step call:
-// (1) ack, (2) drain_all level, (3) at most one head action, (4) the offered push.
+// (1) ack, (2) drain_all level, (3a) ACK_MODE 2: the oldest waiting marker retires,
+// (3b) at most one head action, (4) the offered push.
 // All outputs are registered (they report what happened at the last edge).
 // Circular buffer of ENTRIES x (1 marker bit + PAYLOAD_W) with head/tail, as in section 7.2.5.
+// ACK_MODE 2 (pipelined L2, persim's variant): a marker at the head moves into a queue of at most
+// MAX_MARKERS waiting markers and closes the open epoch; writes behind it keep draining, each
+// counted in the open epoch (a ring of MAX_MARKERS+1 counters, out_epoch = its number); `ack`
+// names the epoch (ack_epoch); the oldest waiting marker retires once its epoch is empty.
 module nvw_fifo #(
     parameter ENTRIES   = 16,   // 1..16383
     parameter PAYLOAD_W = 63,   // line address / marker tag width
-    parameter ACK_MODE  = 0,    // 0: L1 (markers pass downstream), 1: L2 (markers wait for acks)
-    parameter MAX_OUT   = 8     // ACK_MODE 1: cap on outstanding write-backs, 1..16383
+    parameter ACK_MODE  = 0,    // 0: L1 (markers pass downstream), 1: L2 (markers wait for acks),
+                                // 2: pipelined L2 (markers wait aside, per-epoch acks)
+    parameter MAX_OUT   = 8,    // ACK_MODE 1, 2: cap on outstanding write-backs, 1..16383
+    parameter MAX_MARKERS = 1   // ACK_MODE 2: waiting-markers queue, 1..16383 (epochs 0..MAX_MARKERS)
 ) (
     input  wire                 clk,
     input  wire                 rst,            // synchronous, active high
     input  wire                 ack,            // one write-back acknowledged
+    input  wire [15:0]          ack_epoch,      // ACK_MODE 2: its epoch (ignored if > MAX_MARKERS)
     input  wire                 drain_all,      // level: force draining
     input  wire                 out_ready,      // downstream takes one entry this cycle
     input  wire                 push_valid,
@@ -21,11 +29,13 @@ module nvw_fifo #(
     output reg                  out_valid,
     output reg                  out_marker,
     output reg  [PAYLOAD_W-1:0] out_payload,
-    output reg                  done_valid,     // ACK_MODE 1: a marker retired
+    output reg  [15:0]          out_epoch,      // ACK_MODE 2: epoch of the emitted write
+    output reg                  done_valid,     // ACK_MODE 1, 2: a marker retired
     output reg  [PAYLOAD_W-1:0] done_tag,
     output reg  [15:0]          count,
     output reg  [15:0]          markers,
-    output reg  [15:0]          outstanding
+    output reg  [15:0]          outstanding,
+    output reg  [15:0]          waiting         // ACK_MODE 2: markers waiting
 );
     localparam PW = (ENTRIES > 1) ? $clog2(ENTRIES) : 1;   // pointer width
     localparam CW = PW + 1;                                // count width (holds ENTRIES)
@@ -37,16 +47,30 @@ module nvw_fifo #(
     localparam [PW:0]   LAST = LAST32[PW:0];
     localparam [CW-1:0] FULL = FULL32[CW-1:0];
     localparam [OW-1:0] OMAX = OMAX32[OW-1:0];
+    localparam NEP = MAX_MARKERS + 1;                      // epochs in the ring
+    localparam EPW = $clog2(NEP);                          // epoch number / waiting count width
+    localparam [31:0] NEP32  = NEP;
+    localparam [31:0] MAXM32 = MAX_MARKERS;
+    localparam [EPW-1:0] ELAST = NEP32[EPW-1:0] - 1'b1;
+    localparam [EPW-1:0] MAXM  = MAXM32[EPW-1:0];
+    localparam [15:0]    NEP16 = NEP32[15:0];
 
     reg [W-1:0]    mem [0:ENTRIES-1];
     reg [PW-1:0]   head;
     reg [CW-1:0]   cnt, nmark;
     reg [OW-1:0]   nout;
+    // ACK_MODE 2: epoch counters (flat, OW bits each), waiting tags (by closed epoch), ring pointers
+    reg [NEP*OW-1:0]    ecnt;
+    reg [PAYLOAD_W-1:0] wtag [0:NEP-1];
+    reg [EPW-1:0]       ep_head, ep_open, nwait;
 
     // next state (mirrors nvw_fifo_step)
     reg [PW-1:0]   n_head;
     reg [CW-1:0]   n_cnt, n_mark;
     reg [OW-1:0]   n_out;
+    reg [NEP*OW-1:0] n_ecnt;
+    reg [EPW-1:0]  n_eph, n_epo, n_wait, a_ep, w_idx, o_epoch;
+    reg            w_en;
     reg            draining, do_pop, wr_en;
     reg [PW:0]     tail;
     reg [PW-1:0]   wr_idx;
@@ -57,17 +81,38 @@ module nvw_fifo #(
 
     always @* begin
         n_head = head; n_cnt = cnt; n_mark = nmark; n_out = nout;
+        n_ecnt = ecnt; n_eph = ep_head; n_epo = ep_open; n_wait = nwait;
         o_res = 2'd0; o_valid = 1'b0; o_marker = 1'b0; o_done = 1'b0;
-        o_payload = {PAYLOAD_W{1'b0}}; o_tag = {PAYLOAD_W{1'b0}};
+        o_payload = {PAYLOAD_W{1'b0}}; o_tag = {PAYLOAD_W{1'b0}}; o_epoch = {EPW{1'b0}};
         do_pop = 1'b0; wr_en = 1'b0; wr_idx = {PW{1'b0}}; tail = {(PW+1){1'b0}};
+        w_en = 1'b0; w_idx = {EPW{1'b0}};
+        a_ep = ack_epoch[EPW-1:0];
         hv = mem[head];
         // (1) ack
-        if (ack && n_out != {OW{1'b0}}) n_out = n_out - 1'b1;
-        // (3) head action
+        if (ACK_MODE == 2) begin
+            if (ack && ack_epoch < NEP16 && n_ecnt[a_ep*OW +: OW] != {OW{1'b0}}) begin
+                n_ecnt[a_ep*OW +: OW] = n_ecnt[a_ep*OW +: OW] - 1'b1;
+                n_out = n_out - 1'b1;
+            end
+        end else if (ack && n_out != {OW{1'b0}}) n_out = n_out - 1'b1;
+        // (3a) ACK_MODE 2: the oldest waiting marker retires once its epoch is empty
+        if (ACK_MODE == 2 && nwait != {EPW{1'b0}} && n_ecnt[ep_head*OW +: OW] == {OW{1'b0}}) begin
+            o_done = 1'b1; o_tag = wtag[ep_head];
+            n_eph = (ep_head == ELAST) ? {EPW{1'b0}} : ep_head + 1'b1;
+            n_wait = n_wait - 1'b1;
+        end
+        // (3b) head action
         draining = (cnt != {CW{1'b0}}) && (nmark != {CW{1'b0}} || drain_all || cnt == FULL);
         if (draining) begin
             if (hv[W-1]) begin
-                if (ACK_MODE != 0) begin
+                if (ACK_MODE == 2) begin
+                    if (n_wait < MAXM) begin
+                        do_pop = 1'b1; w_en = 1'b1; w_idx = ep_open;
+                        n_epo = (ep_open == ELAST) ? {EPW{1'b0}} : ep_open + 1'b1;
+                        n_wait = n_wait + 1'b1;
+                        n_mark = n_mark - 1'b1;
+                    end
+                end else if (ACK_MODE != 0) begin
                     if (n_out == {OW{1'b0}}) begin
                         do_pop = 1'b1; o_done = 1'b1; o_tag = hv[PAYLOAD_W-1:0];
                         n_mark = n_mark - 1'b1;
@@ -78,6 +123,10 @@ module nvw_fifo #(
                 end
             end else if (out_ready && (ACK_MODE == 0 || n_out < OMAX)) begin
                 if (ACK_MODE != 0) n_out = n_out + 1'b1;
+                if (ACK_MODE == 2) begin
+                    n_ecnt[ep_open*OW +: OW] = n_ecnt[ep_open*OW +: OW] + 1'b1;
+                    o_epoch = ep_open;
+                end
                 do_pop = 1'b1; o_valid = 1'b1; o_payload = hv[PAYLOAD_W-1:0];
             end
         end
@@ -103,18 +152,24 @@ module nvw_fifo #(
 
     always @(posedge clk) begin
         if (wr_en) mem[wr_idx] <= {push_marker, push_payload};
+        if (w_en) wtag[w_idx] <= hv[PAYLOAD_W-1:0];
         if (rst) begin
             head <= {PW{1'b0}}; cnt <= {CW{1'b0}}; nmark <= {CW{1'b0}}; nout <= {OW{1'b0}};
+            ecnt <= {(NEP*OW){1'b0}}; ep_head <= {EPW{1'b0}}; ep_open <= {EPW{1'b0}}; nwait <= {EPW{1'b0}};
             push_result <= 2'd0; out_valid <= 1'b0; out_marker <= 1'b0;
-            out_payload <= {PAYLOAD_W{1'b0}}; done_valid <= 1'b0; done_tag <= {PAYLOAD_W{1'b0}};
-            count <= 16'd0; markers <= 16'd0; outstanding <= 16'd0;
+            out_payload <= {PAYLOAD_W{1'b0}}; out_epoch <= 16'd0;
+            done_valid <= 1'b0; done_tag <= {PAYLOAD_W{1'b0}};
+            count <= 16'd0; markers <= 16'd0; outstanding <= 16'd0; waiting <= 16'd0;
         end else begin
             head <= n_head; cnt <= n_cnt; nmark <= n_mark; nout <= n_out;
+            ecnt <= n_ecnt; ep_head <= n_eph; ep_open <= n_epo; nwait <= n_wait;
             push_result <= o_res; out_valid <= o_valid; out_marker <= o_marker;
-            out_payload <= o_payload; done_valid <= o_done; done_tag <= o_tag;
+            out_payload <= o_payload; out_epoch <= {{(16-EPW){1'b0}}, o_epoch};
+            done_valid <= o_done; done_tag <= o_tag;
             count <= {{(16-CW){1'b0}}, n_cnt};
             markers <= {{(16-CW){1'b0}}, n_mark};
             outstanding <= {{(16-OW){1'b0}}, n_out};
+            waiting <= {{(16-EPW){1'b0}}, n_wait};
         end
     end
 endmodule

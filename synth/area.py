@@ -48,7 +48,10 @@ def clog2(x):
 def storage_bits(block, p):
     """Architectural state bits of the block (what the papers count as storage)."""
     if block == "nvw_fifo":
-        return p["ENTRIES"] * (p["PAYLOAD_W"] + 1)
+        bits = p["ENTRIES"] * (p["PAYLOAD_W"] + 1)
+        if p["ACK_MODE"] == 2:   # pipelined L2: epoch counters + waiting-marker tags, MAX_MARKERS + 1 each
+            bits += (p["MAX_MARKERS"] + 1) * (clog2(p["MAX_OUT"] + 1) + p["PAYLOAD_W"])
+        return bits
     if block == "broi_sched":
         t = p["LOCAL"] + p["REMOTE"]
         bw = max(1, clog2(p["BANKS"]))

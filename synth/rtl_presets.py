@@ -29,7 +29,8 @@ CFIELDS = {
                                   "RID_W": "rid_bits", "ADDR_W": "addr_bits", "DATA_W": "data_bits",
                                   "LINE_WORDS": "line_words", "PF_WAIT": "pf_wait"}),
     "nvw_fifo": ("nvw_fifo_cfg", {"ENTRIES": "entries", "PAYLOAD_W": "payload_bits",
-                                  "ACK_MODE": "ack_mode", "MAX_OUT": "max_outstanding"}),
+                                  "ACK_MODE": "ack_mode", "MAX_OUT": "max_outstanding",
+                                  "MAX_MARKERS": "max_markers"}),
 }
 
 

@@ -1,6 +1,7 @@
 // Unit tests of cores/cache.c (set-associative tag/data array).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -16,9 +17,9 @@ namespace {
 struct Cache {
     std::vector<uint64_t> mem;
     cache *c = nullptr;
-    explicit Cache(uint32_t size, uint32_t line, uint32_t assoc)
+    explicit Cache(uint64_t size, uint32_t line, uint32_t assoc, uint32_t tag_only = 0)
     {
-        cache_cfg cfg{size, line, assoc};
+        cache_cfg cfg{size, line, assoc, tag_only};
         size_t b = cache_bytes(&cfg);
         EXPECT_GT(b, 0u);
         mem.assign((b + 7) / 8, 0xDEADBEEFDEADBEEFull);   // garbage: init must clear it
@@ -29,7 +30,7 @@ struct Cache {
 
 int init_rc(uint32_t size, uint32_t line, uint32_t assoc)
 {
-    cache_cfg cfg{size, line, assoc};
+    cache_cfg cfg{size, line, assoc, 0};
     std::vector<uint64_t> mem(1 << 16);
     return cache_init(mem.data(), &cfg);
 }
@@ -46,9 +47,9 @@ TEST(Cache, BadConfigsRejected)
     EXPECT_EQ(init_rc(384, 64, 4), -1);      // 6 lines, 4 ways
     EXPECT_EQ(init_rc(256, 64, 8), -1);      // more ways than lines
     EXPECT_EQ(init_rc(384, 64, 3), 0);       // 2 sets of 3 ways (sets need not be a power of two)
-    cache_cfg bad{4096, 48, 4};
+    cache_cfg bad{4096, 48, 4, 0};
     EXPECT_EQ(cache_bytes(&bad), 0u);
-    cache_cfg good{4096, 64, 4};
+    cache_cfg good{4096, 64, 4, 0};
     EXPECT_EQ(cache_init(nullptr, &good), -1);
     std::vector<uint64_t> mem(cache_bytes(&good) / 8 + 2);
     EXPECT_EQ(cache_init(reinterpret_cast<char *>(mem.data()) + 4, &good), -1);  // misaligned
@@ -339,5 +340,170 @@ TEST(Cache, DirtyCountersAndCollect)
     EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
     EXPECT_EQ(cache_collect_dirty(k.c, -1, out, 8), 0u);
 }
+
+// ---- 64-bit sizes and tag-only mode ----
+
+size_t bytes_of(uint64_t size, uint32_t line, uint32_t assoc, uint32_t tag_only)
+{
+    cache_cfg cfg{size, line, assoc, tag_only};
+    return cache_bytes(&cfg);
+}
+
+TEST(Cache, SixtyFourBitSizes)
+{
+    // full mode: at most 2^30 lines (its hash has 2 slots per line, int32 indices)
+    EXPECT_GT(bytes_of(1ull << 32, 4, 1, 0), 0u);             // 4 GiB of 4 B lines = 2^30 lines
+    EXPECT_EQ(bytes_of((1ull << 32) + 4, 4, 1, 0), 0u);       // one line more
+    EXPECT_EQ(bytes_of(1ull << 40, 64, 1, 0), 0u);            // 2^34 lines
+    EXPECT_GT(bytes_of((1ull << 32) + 64, 64, 1, 0), 0u);     // size above 2^32, 2^26 + 1 lines
+    // tag-only: below 2^31 lines
+    EXPECT_GT(bytes_of(0x7FFFFFFFull * 4, 4, 1, 1), 0u);
+    EXPECT_EQ(bytes_of(1ull << 33, 4, 1, 1), 0u);             // 2^31 lines
+    EXPECT_EQ(bytes_of(1ull << 40, 64, 1, 1), 0u);
+    EXPECT_GT(bytes_of(64ull << 30, 64, 8, 1), 0u);           // 64 GiB, 8 ways: 2^30 lines
+    // tag-only: 1..256 ways, tag_only is 0 or 1
+    EXPECT_GT(bytes_of(256 * 64, 64, 0, 1), 0u);              // fully associative, 256 lines
+    EXPECT_EQ(bytes_of(512 * 64, 64, 0, 1), 0u);
+    EXPECT_EQ(bytes_of(512 * 64, 64, 512, 1), 0u);
+    EXPECT_EQ(bytes_of(4096, 64, 4, 2), 0u);
+    // the existing rules hold with 64-bit sizes
+    EXPECT_EQ(bytes_of((1ull << 32) + 32, 64, 1, 1), 0u);     // not a multiple of the line
+}
+
+TEST(Cache, TagOnlyGigabyteDirectMapped)
+{
+    const uint64_t size = 1ull << 30;
+    const size_t b = bytes_of(size, 64, 1, 1);
+    EXPECT_GT(b, 0u);
+    EXPECT_LE(b, 256ull << 20);                               // <= 16 B per line (16 Mi lines)
+    EXPECT_LE(b, (size / 64) * 10);                           // in fact ~9.1 B per line
+    Cache k(size, 64, 1, 1);
+    ASSERT_EQ(cache_num_lines(k.c), 1u << 24);
+    EXPECT_TRUE(cache_tag_only(k.c));
+    const uint64_t a = 0x123456, alias = a + (size / 64);    // same set, 1 GiB apart
+    EXPECT_EQ(cache_lookup(k.c, a), -1);
+    int32_t v = cache_victim(k.c, a);
+    EXPECT_EQ(v, int32_t(a % (1u << 24)));
+    cache_install(k.c, v, a, 1);
+    EXPECT_EQ(cache_line_at(k.c, v), nullptr);                // no cache_line records
+    EXPECT_EQ(cache_data(k.c, v), nullptr);                   // no data
+    EXPECT_FALSE(cache_range_valid(k.c, v, 0, 64));
+    cache_fill(k.c, v, nullptr);
+    EXPECT_TRUE(cache_range_valid(k.c, v, 0, 64));
+    cache_write(k.c, v, 8, nullptr, 8);
+    EXPECT_TRUE(cache_line_dirty(k.c, v));
+    EXPECT_TRUE(cache_line_pm(k.c, v));
+    EXPECT_EQ(cache_line_tag(k.c, v), a);
+    EXPECT_EQ(cache_count_dirty(k.c, 1), 1u);
+    EXPECT_EQ(cache_lookup(k.c, a), v);
+    EXPECT_EQ(cache_lookup(k.c, alias), -1);
+    EXPECT_EQ(cache_victim(k.c, alias), v);                   // conflict: the dirty line goes
+    cache_clean(k.c, v);
+    cache_install(k.c, v, alias, 0);
+    EXPECT_EQ(cache_lookup(k.c, a), -1);
+    EXPECT_EQ(cache_line_tag(k.c, v), alias);
+    EXPECT_FALSE(cache_line_dirty(k.c, v));
+    EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
+}
+
+// Tag-only and full mode driven by the same random sequence (accesses with write-allocate, victims
+// with and without a skip filter, write-backs, invalidations, cleans): same hits, victims, tags,
+// dirty and pm state, dirty counters and dirty-line lists.
+struct Geo { uint64_t size; uint32_t line, assoc; };
+class CacheTagOnly : public ::testing::TestWithParam<Geo> {};
+
+int skip_some(void *ctx, uint32_t idx) { return ((idx * 2654435761u) >> 7) % 5 == *(uint32_t *)ctx; }
+
+TEST_P(CacheTagOnly, MatchesFullModeOnRandomSequence)
+{
+    const Geo g = GetParam();
+    Cache full(g.size, g.line, g.assoc, 0), tag(g.size, g.line, g.assoc, 1);
+    const uint32_t n = cache_num_lines(full.c);
+    ASSERT_EQ(cache_num_lines(tag.c), n);
+    std::mt19937_64 rng(g.size * 31 + g.assoc);
+    std::vector<uint8_t> data(g.line, 0x5A);
+    std::vector<int32_t> la(n), lb(n);
+    uint64_t hits = 0, victims_dirty = 0, skipped = 0;
+    for (int step = 0; step < 200000; step++) {
+        const uint32_t op = uint32_t(rng() % 100);
+        if (op < 85) {                                        // access
+            const uint64_t a = rng() % (4ull * n);
+            const bool wr = rng() % 3 == 0;
+            int32_t i = cache_lookup(full.c, a);
+            ASSERT_EQ(cache_lookup(tag.c, a), i) << step;
+            if (i >= 0) {
+                ++hits;
+                cache_touch(full.c, i);
+                cache_touch(tag.c, i);
+            } else {
+                uint32_t sk = uint32_t(rng() % 8);           // 0..4: skip a fifth of the lines
+                const bool filtered = rng() % 4 == 0;
+                const int32_t v = filtered ? cache_victim_filtered(full.c, a, skip_some, &sk) : cache_victim(full.c, a);
+                ASSERT_EQ(filtered ? cache_victim_filtered(tag.c, a, skip_some, &sk) : cache_victim(tag.c, a), v) << step;
+                if (v < 0) {                                  // every way skipped
+                    ++skipped;
+                    continue;
+                }
+                ASSERT_EQ(cache_line_present(tag.c, v), cache_line_present(full.c, v)) << step;
+                ASSERT_EQ(cache_line_tag(tag.c, v), cache_line_tag(full.c, v)) << step;
+                ASSERT_EQ(cache_line_dirty(tag.c, v), cache_line_dirty(full.c, v)) << step;
+                if (cache_line_dirty(full.c, v)) {
+                    ++victims_dirty;
+                    cache_clean(full.c, v);                   // write-back
+                    cache_clean(tag.c, v);
+                }
+                const int pm = int(rng() & 1);
+                cache_install(full.c, v, a, pm);
+                cache_install(tag.c, v, a, pm);
+                cache_fill(full.c, v, data.data());
+                cache_fill(tag.c, v, nullptr);
+                i = v;
+            }
+            if (wr) {
+                const uint32_t off = uint32_t(rng() % g.line), len = 1 + uint32_t(rng() % (g.line - off));
+                cache_write(full.c, i, off, data.data(), len);
+                cache_write(tag.c, i, off, nullptr, len);
+            }
+            ASSERT_EQ(cache_range_valid(tag.c, i, 0, g.line), cache_range_valid(full.c, i, 0, g.line)) << step;
+        } else if (op < 92) {                                 // invalidate a line
+            const int32_t i = int32_t(rng() % n);
+            cache_invalidate(full.c, i);
+            cache_invalidate(tag.c, i);
+        } else if (op < 98) {                                 // write back a line
+            const int32_t i = int32_t(rng() % n);
+            cache_clean(full.c, i);
+            cache_clean(tag.c, i);
+        } else {                                              // touch any line (present or not)
+            const int32_t i = int32_t(rng() % n);
+            cache_touch(full.c, i);
+            cache_touch(tag.c, i);
+        }
+        for (int pm = -1; pm <= 1; pm++)
+            ASSERT_EQ(cache_count_dirty(tag.c, pm), cache_count_dirty(full.c, pm)) << step;
+        if (step % 997 == 0) {
+            for (uint32_t i = 0; i < n; i++) {
+                ASSERT_EQ(cache_line_present(tag.c, int32_t(i)), cache_line_present(full.c, int32_t(i)));
+                ASSERT_EQ(cache_line_tag(tag.c, int32_t(i)), cache_line_tag(full.c, int32_t(i)));
+                ASSERT_EQ(cache_line_dirty(tag.c, int32_t(i)), cache_line_dirty(full.c, int32_t(i)));
+                if (cache_line_present(full.c, int32_t(i))) {
+                    ASSERT_EQ(cache_line_pm(tag.c, int32_t(i)), cache_line_pm(full.c, int32_t(i)));
+                }
+            }
+            for (int pm = -1; pm <= 1; pm++) {
+                uint32_t ka = cache_collect_dirty(full.c, pm, la.data(), n);
+                uint32_t kb = cache_collect_dirty(tag.c, pm, lb.data(), n);
+                ASSERT_EQ(ka, kb);
+                ASSERT_TRUE(std::equal(la.begin(), la.begin() + ka, lb.begin()));
+            }
+        }
+    }
+    EXPECT_GT(hits, 1000u);
+    EXPECT_GT(victims_dirty, 1000u);
+    EXPECT_LT(cache_bytes(cache_config(tag.c)), cache_bytes(cache_config(full.c)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, CacheTagOnly,
+                         ::testing::Values(Geo{4096, 64, 1}, Geo{4096, 64, 2}, Geo{8192, 64, 4},
+                                           Geo{16384, 32, 8}, Geo{3 * 64 * 4, 64, 3}, Geo{16 * 64, 64, 0}));
 
 }  // namespace

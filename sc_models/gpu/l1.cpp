@@ -25,7 +25,7 @@ L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool us
       hit_ps_(cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps)), period_ps_(period_ps)
 {
     cache_cfg cc{};
-    cc.size_bytes = (uint32_t)(c.i("l1.size_kb") * 1024);
+    cc.size_bytes = (uint64_t)c.i("l1.size_kb") * 1024;
     cc.line_bytes = line_bytes_;
     cc.assoc = (uint32_t)c.i("l1.assoc");
     cmem_.resize((cache_bytes(&cc) + 7) / 8);

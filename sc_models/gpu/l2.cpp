@@ -28,7 +28,7 @@ L2::L2(sc_module_name n, const Config &c, uint64_t period_ps, bool pm_write_back
 {
     uint32_t nb = (uint32_t)c.i("l2.banks");
     cache_cfg cc{};
-    cc.size_bytes = (uint32_t)(c.i("l2.size_kb") * 1024 / nb);
+    cc.size_bytes = (uint64_t)c.i("l2.size_kb") * 1024 / nb;
     cc.line_bytes = line_bytes_;
     cc.assoc = (uint32_t)c.i("l2.assoc");
     for (uint32_t b = 0; b < nb; ++b) {

@@ -23,9 +23,9 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu, uint64_t perio
     l1_.resize(nsm_);
     for (auto &q : l1_) init_fifo(q, (uint32_t)c.i("persist.nvw_l1_entries"), 0);
     // Literal section 6.1 (core ack_mode 1): a marker at the head waits for every write-back
-    // before it and blocks the FIFO. Pipelined: the core passes markers on (ack_mode 0) and the
-    // acknowledgement tracking per marker epoch is done here.
-    init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 0 : 1);
+    // before it and blocks the FIFO. Pipelined (core ack_mode 2): the marker waits aside for the
+    // write-backs of its epoch while the entries behind it keep draining.
+    init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
     for (auto *s : gpu->sms) s->l1->set_nvw(this);
@@ -38,7 +38,9 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu, uint64_t perio
 void NvwSystem::init_fifo(Fifo &q, uint32_t entries, uint32_t ack_mode)
 {
     // The L2 FIFO does not cap outstanding write-backs itself: the NVM controllers queue them.
-    nvw_fifo_cfg fc{entries, kPayloadBits, ack_mode, 65535};
+    // Pipelined: the core's largest waiting-markers queue (markers in flight are bounded by the
+    // stalled requesters long before that).
+    nvw_fifo_cfg fc{entries, kPayloadBits, ack_mode, 65535, ack_mode == 2 ? 65534u : 0u};
     q.mem.resize((nvw_fifo_bytes(&fc) + 7) / 8);
     if (nvw_fifo_init(q.mem.data(), &fc) != 0)
         throw ConfigError("persist: invalid NVW-FIFO size (persist.nvw_l1_entries / persist.nvw_l2_entries)");
@@ -142,24 +144,22 @@ void NvwSystem::l2_pump()
         nvw_action a = nvw_fifo_drain(l2_.f, 1, &p);
         if (a == NVW_IDLE) break;
         if (a == NVW_WRITE) {
-            // Step 4: write the line back to NVM if it is still NV-dirty in the L2.
+            // Step 4: write the line back to NVM if it is still NV-dirty in the L2. The core
+            // counts it as outstanding (pipelined: in its epoch) until it is acknowledged.
             if (!marker) ++l2_.forced;
+            const uint32_t ep = nvw_fifo_last_epoch(l2_.f);
             uint64_t ack = 0;
             if (gpu_->l2->nvw_writeback(p, &ack)) {
                 ++l2_.flushed;
-                if (pipelined_) ++epoch_out_[epoch_];
-                schedule(ack, 0, epoch_);
+                schedule(ack, 0, ep);
             } else {
                 ++l2_.clean;
-                if (!pipelined_) nvw_fifo_ack(l2_.f);
+                nvw_fifo_ack_epoch(l2_.f, ep);
             }
-        } else if (a == NVW_MARKER) {
-            // pipelined: the marker leaves the FIFO and waits aside for its epoch's write-backs
-            waiting_.emplace_back(p, epoch_++);
-            l2_retire();
         } else if (a == NVW_DONE) {
             // Steps 5-6: every write-back before the marker is acknowledged (and every NV line
             // the L2 evicted meanwhile); the acknowledgement travels back to the L1 / SM.
+            // (Pipelined: NVW_WAIT moved a marker aside; it comes back here, in order.)
             auto it = at_l2_.find(p);
             uint64_t at = std::max({now_ps(), it != at_l2_.end() ? it->second : 0, evict_until_}) + hop_ps_;
             if (it != at_l2_.end()) at_l2_.erase(it);
@@ -170,22 +170,6 @@ void NvwSystem::l2_pump()
 }
 
 // ---- events ---------------------------------------------------------------------------------
-
-void NvwSystem::l2_retire()
-{
-    while (!waiting_.empty()) {
-        const uint64_t tag = waiting_.front().first, ep = waiting_.front().second;
-        auto it = epoch_out_.find(ep);
-        if (it != epoch_out_.end() && it->second > 0) return;
-        if (it != epoch_out_.end()) epoch_out_.erase(it);
-        waiting_.pop_front();
-        ++l2_done_;
-        auto at = at_l2_.find(tag);
-        uint64_t t = std::max({now_ps(), at != at_l2_.end() ? at->second : 0, evict_until_}) + hop_ps_;
-        if (at != at_l2_.end()) at_l2_.erase(at);
-        schedule(t, 1, tag);
-    }
-}
 
 void NvwSystem::schedule(uint64_t at, uint8_t type, uint64_t a)
 {
@@ -202,13 +186,7 @@ void NvwSystem::event_method()
         Ev e = evq_.top();
         evq_.pop();
         if (e.type == 0) {
-            if (pipelined_) {
-                auto it = epoch_out_.find(e.a);
-                if (it != epoch_out_.end() && it->second) --it->second;
-                l2_retire();
-            } else {
-                nvw_fifo_ack(l2_.f);
-            }
+            nvw_fifo_ack_epoch(l2_.f, (uint32_t)e.a);   // ack_mode 1: the epoch is ignored
             l2_pump();
         } else {
             deliver(e.a);
@@ -330,7 +308,7 @@ std::string NvwSystem::describe() const
     std::ostringstream o;
     o << "  NVW-FIFOs: L2 " << nvw_fifo_count(l2_.f) << " entries (" << nvw_fifo_markers(l2_.f) << " markers, "
       << nvw_fifo_outstanding(l2_.f) << " write-backs unacknowledged), " << staged_.size() << " staged, "
-      << waiting_.size() << " markers waiting (pipelined); L1s";
+      << nvw_fifo_waiting(l2_.f) << " markers waiting (pipelined); L1s";
     for (const auto &q : l1_) o << " " << nvw_fifo_count(q.f);
     o << "; kernel barrier arrivals " << kr_arrived_ << "\n";
     return o.str();

@@ -80,7 +80,7 @@ private:
     struct Tag { NvwKind kind; int sm; uint32_t idx; uint64_t group; uint64_t issued_ps; };
     struct Ev {
         uint64_t at, seq;
-        uint8_t type;            // 0 = L2 write-back acknowledged (a = epoch), 1 = deliver acknowledgement of tag a
+        uint8_t type;            // 0 = L2 write-back acknowledged (a = its core epoch), 1 = deliver acknowledgement of tag a
         uint64_t a;
         bool operator>(const Ev &o) const { return at != o.at ? at > o.at : seq > o.seq; }
     };
@@ -92,7 +92,6 @@ private:
     void l1_pump(int sm);
     void l2_push(bool marker, uint64_t payload);
     void l2_pump();
-    void l2_retire();                                 // pipelined L2: acknowledge markers whose epoch is done
     void schedule(uint64_t at, uint8_t type, uint64_t a);
     void event_method();
     void deliver(uint64_t tag);
@@ -102,11 +101,9 @@ private:
     Gpu *gpu_;
     bool pm_in_dram_;
     // persist.nvw_l2_pipelined: the L2 FIFO keeps dequeuing entries behind a marker that waits for
-    // its acknowledgements; each marker waits only for the write-backs of its epoch and earlier ones.
+    // its acknowledgements; each marker waits only for the write-backs of its epoch and earlier ones
+    // (the L2 core runs in ack_mode 2, which keeps the epochs and the waiting markers).
     bool pipelined_;
-    uint64_t epoch_ = 0;                              // write-backs issued since the last marker
-    std::map<uint64_t, uint64_t> epoch_out_;          // epoch -> unacknowledged write-backs
-    std::deque<std::pair<uint64_t, uint64_t>> waiting_;   // (tag, epoch) markers dequeued, not yet acknowledged
     uint64_t period_ps_, hop_ps_;
     uint32_t nsm_, nslots_;
     std::vector<Fifo> l1_;
@@ -127,7 +124,7 @@ private:
     // Table 3: per scope (0 wi, 1 wg, 2 kr) and barrier level, NV writes to persist and barriers.
     std::map<std::pair<int, uint32_t>, std::pair<uint64_t, uint64_t>> levels_;
     struct { uint64_t n = 0, ps = 0; } lat_[6];      // barriers completed and their latency, per kind
-    uint64_t staged_peak_ = 0, l2_evictions_ = 0, l2_done_ = 0;
+    uint64_t staged_peak_ = 0, l2_evictions_ = 0;
 };
 
 } // namespace persim
