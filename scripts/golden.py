@@ -9,10 +9,11 @@
 A figure is "group/key" (nested values, e.g. the check group's requirements, flatten to
 "group/key/sub" and "group/key[i]/sub"); only numbers and booleans are kept, strings (run.status,
 run.persim_version, ...) are not, except that each point's exit status is recorded as "_exit".
-Host-time figures are left out: those whose unit is seconds or a rate per second and whose
-description says "host" (summary/host_seconds, summary/sim_speed; stats.json calls it \"desc\"), and the host timings of the
-check and crash groups (check/check_seconds, crash/seconds). Floats are rounded to 12 significant
-digits; the comparison is exact after that rounding. Missing and new figures are differences too.
+Host-time figures are left out: {value, unit, desc} figures with unit "s" whose description says
+"host" (summary/host_seconds) or a rate "per host second" (summary/sim_speed), and the host timings
+of the check and crash groups (check/check_seconds, crash/seconds). Floats are rounded to 12
+significant digits (integer-valued floats are stored as integers); the comparison is exact after
+that rounding. Missing and new figures are differences too. See docs/testing.md.
 
 --rename OLD=NEW (repeatable) maps golden group names starting with OLD to NEW before comparing,
 for an intentional rename of SystemC instances (e.g. --rename top.nvm0=top.mem.nvm0).
@@ -35,7 +36,6 @@ GOLDEN = os.path.join(ROOT, "tests", "golden", "gpu_stats.json")
 
 # Host-time figures of the groups that are plain values (not {value, unit, description}).
 HOST_PLAIN = {("check", "check_seconds"), ("crash", "seconds")}
-TIME_UNITS = {"s", "ms", "us", "ns"}
 
 
 def is_host_time(unit, desc):
