@@ -1,6 +1,7 @@
 # persim front door. `make demo` and `make test` work on a fresh Debian 12 machine.
 #   make demo        install missing Debian packages, build, run the main demo
 #   make test        install missing packages, build, run every test through ctest (SAN=1: ASan+UBSan)
+#   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
 #   make bench       simulation speed for a fixed set of runs
 #   make build       just build (SAN=1 for the sanitizer build in build-san/)
 SHELL   := /bin/bash
@@ -18,14 +19,14 @@ PERSIM  := $(BUILD)/persim
 # Debian's python3 has python3-matplotlib (installed by scripts/install-deps.sh).
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all deps configure build test demo bench clean help
+.PHONY: all deps configure build test test-fast golden-compare demo bench clean help
 
 # Extra targets from other areas (rtl/area/coverage, figures ...)
 -include mk/*.mk
 all: build
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n '1,8p' Makefile
 
 deps:
 	@./scripts/install-deps.sh
@@ -41,6 +42,17 @@ build: configure
 test: build
 	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The quick tier (label `fast`); `make test` runs every test (label `full`). Builds only what the
+# quick tier needs (target persim_fast_tests: no Verilator models).
+test-fast: configure
+	cmake --build $(BUILD) -j $(JOBS) --target persim_fast_tests
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L fast
+
+# Golden GPU stats alone (also ctest golden.gpu_stats): every figure of tests/golden/gpu_stats.json.
+golden-compare: build
+	$(PYTHON) scripts/golden.py --compare -j $(JOBS) --persim $(PERSIM)
 
 demo: build
 	$(PYTHON) scripts/demo.py --persim $(PERSIM) --out results/demo

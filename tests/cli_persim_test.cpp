@@ -1,12 +1,15 @@
 // Drives the built `persim` binary: bad input gives one clear message and a non-zero exit,
 // deadlocks are reported, runs are deterministic, traces round-trip.
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <regex>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -183,12 +186,49 @@ TEST(Cli, ConfigDocMatchesSchema)
     EXPECT_EQ(ss.str(), o.text) << "regenerate with: build/persim list keys --markdown > docs/config.md";
 }
 
+// Every shipped system config (configs/*.json) loads, and every shipped sweep spec
+// (configs/experiments/*/*.json) parses with its configs. configs/rtl_presets.json is not a system
+// config: it holds the RTL parameter presets read by tb/ and synth/ (checked by their tests).
 TEST(Cli, ShippedConfigsLoad)
 {
-    for (const char *c : {"gpu_sbrp_table1.json", "gpu_small.json"}) {
-        Out o = sh(std::string("run --config ") + PERSIM_SOURCE_DIR + "/configs/" + c +
-                   " --model nosuchmodel --workload scan");
+    const fs::path dir = fs::path(PERSIM_SOURCE_DIR) / "configs";
+    std::vector<std::string> tried;
+    for (const auto &e : fs::directory_iterator(dir)) {
+        const std::string c = e.path().filename().string();
+        if (!e.is_regular_file() || e.path().extension() != ".json" || c == "rtl_presets.json") continue;
+        tried.push_back(c);
+        Out o = sh("run --config " + e.path().string() + " --model nosuchmodel --workload scan");
         // The config parses; the run then fails on the model name, not on the config.
+        EXPECT_EQ(o.code, 1) << c << ": " << o.text;
         EXPECT_NE(o.text.find("unknown model"), std::string::npos) << c << ": " << o.text;
+        EXPECT_EQ(o.text.find(c), std::string::npos) << c << ": the config is named in the error: " << o.text;
     }
+    // The configs the README and the sweep specs name are among them.
+    for (const char *c : {"gpu_sbrp_table1.json", "gpu_scoped_barriers_table2.json", "gpu_small.json"})
+        EXPECT_NE(std::find(tried.begin(), tried.end(), c), tried.end()) << c << " not tried";
+
+    // Sweep specs name their configs relative to the repository root: run from there, with a
+    // scratch --out so that no point counts as done and every one is listed.
+    const std::string scratch = tmpdir("shipped_specs");
+    size_t specs = 0;
+    for (const auto &e : fs::recursive_directory_iterator(dir / "experiments")) {
+        if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+        ++specs;
+        std::string cmd = "cd '" + std::string(PERSIM_SOURCE_DIR) + "' && '" + PERSIM_BIN + "' sweep '" +
+                          e.path().string() + "' --dry-run --out '" + scratch + "/" + std::to_string(specs) + "' 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string text;
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+        int st = pclose(p);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << e.path() << ": " << text;
+        // "persim sweep: N points, N to run, 0 done already" with N >= 1 (every point listed)
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(persim sweep: (\d+) points, (\d+) to run)"))) << e.path() << ": " << text;
+        EXPECT_GE(std::stoul(m[1]), 1ul) << e.path() << ": no point: " << text;
+        EXPECT_EQ(m[1], m[2]) << e.path() << ": " << text;
+    }
+    EXPECT_GE(specs, 1u) << "no sweep spec found under configs/experiments";
 }

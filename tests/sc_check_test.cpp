@@ -415,7 +415,15 @@ TEST(CrashBugs, MqRecoversOnModelImages)
 {
     RunResult r;
     CrashDriver *d = crash_wl("sbrp", "mq", "40", model_images(300), r);
+    // The model images were tried (the targeted ones, then 300 samples), and every one recovered.
+    EXPECT_GE(d->tried(), 300u) << d->text();
     EXPECT_EQ(d->recovered(), d->tried()) << d->text();
+    EXPECT_EQ(r.code, EXIT_OK) << r.message;
+    ASSERT_TRUE(r.stats.contains("crash"));
+    EXPECT_EQ(r.stats["crash"]["images"].get<std::string>(), "model");
+    EXPECT_EQ(r.stats["crash"]["tried"].get<uint64_t>(), d->tried());
+    EXPECT_EQ(r.stats["crash"]["targeted_failed"].get<uint64_t>(), 0u);
+    EXPECT_EQ(r.stats["crash"]["first_failure"].get<std::string>(), "");
     delete d;
 }
 
