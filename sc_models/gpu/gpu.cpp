@@ -11,6 +11,7 @@ Gpu::Gpu(sc_module_name n, const Config &c, const PersistModel *model, const per
 {
     const double mhz = c.f("gpu.clock_mhz");
     const uint64_t period = (uint64_t)std::llround(1e6 / mhz);
+    period_ps_ = period;
     const int nsm = (int)c.i("gpu.num_sms");
     for (int i = 0; i < nsm; ++i) {
         char nm[16];
@@ -18,10 +19,14 @@ Gpu::Gpu(sc_module_name n, const Config &c, const PersistModel *model, const per
         sms.push_back(new Sm(nm, c, i, period, model, this));
     }
     icnt = new Interconnect("icnt", c, period);
-    l2 = new L2("l2", c, period, model->uses_nvw);
+    l2 = new L2("l2", c, period);
     for (auto *s : sms) s->l1->isock.bind(icnt->tsock);
-    if (model->uses_nvw) nvw = new NvwSystem("nvw", c, this, period);
     icnt->isock.bind(l2->tsock);
+    // The persistency model's GPU-wide hardware, once the SMs, L1s and L2 exist.
+    if (model->make_hw) hw_own_ = model->make_hw(c, *this);
+    hw_ = hw_own_ ? hw_own_.get() : no_persist_hw();
+    for (auto *s : sms) s->set_persist_hw(hw_);
+    l2->set_persist_hw(hw_);
     launch_gap_ps_ = ns_to_ps(c.f("gpu.kernel_launch_ns"));
     l1_ps_ = cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period);
     l2_ps_ = cycles_to_ps((double)(2 * c.i("icnt.latency_cycles") + c.i("l2.hit_latency_cycles")), period);
@@ -33,8 +38,8 @@ Gpu::~Gpu()
 {
     for (auto *s : sms) delete s;
     delete icnt;
+    hw_own_.reset();
     delete l2;
-    delete nvw;
 }
 
 void Gpu::launch_method()
@@ -153,16 +158,25 @@ void Gpu::grid_arrive(uint64_t t)
 
 void Gpu::grid_recheck(uint64_t t)
 {
-    if (nvw) nvw->kr_recheck(t);          // p_barrier_kr waits for the same condition
+    hw_->on_grid_recheck(t);               // e.g. p_barrier_kr waits for the same condition
     if (grid_arrived_ == 0) return;
-    const persim_kernel &k = prog_->kernels[kernel_];
-    if (next_block_ < k.nblocks) return;    // not every block is resident yet
+    if (!kernel_resident()) return;        // not every block is resident yet
     // Every block is resident: the barrier releases when every unfinished warp has arrived.
-    uint32_t unfinished = 0;
-    for (auto *s : sms) unfinished += s->unfinished_warps();
-    if (grid_arrived_ < unfinished) return;
+    if (grid_arrived_ < unfinished_warps()) return;
     grid_arrived_ = 0;
     for (auto *s : sms) s->release_grid_sync(t + l2_ps_);
+}
+
+bool Gpu::kernel_resident() const
+{
+    return kernel_ < prog_->nkernels && next_block_ >= prog_->kernels[kernel_].nblocks;
+}
+
+uint32_t Gpu::unfinished_warps() const
+{
+    uint32_t n = 0;
+    for (auto *s : sms) n += s->unfinished_warps();
+    return n;
 }
 
 uint64_t Gpu::instructions() const
@@ -191,7 +205,7 @@ std::string Gpu::describe_stuck() const
         if (nlines < 40) { o << line << "\n"; ++nlines; }
     }
     if (total > nlines) o << "  ... and " << (total - nlines) << " more stuck warps\n";
-    if (nvw) o << nvw->describe();
+    o << hw_->describe();
     return o.str();
 }
 
@@ -225,7 +239,7 @@ void Gpu::report(StatsWriter &w, uint64_t sim_ps)
     for (auto *s : sms) s->report(w, sim_ps);
     icnt->report(w, sim_ps);
     l2->report(w, sim_ps);
-    if (nvw) nvw->report(w, sim_ps);
+    hw_->report(w, sim_ps);
     const std::string g = name();
     w.add(g, "kernels", (double)kernel_ps_.size(), "kernels", "kernels completed");
     for (size_t i = 0; i < kernel_ps_.size(); ++i)

@@ -11,7 +11,6 @@
 #include "interconnect.h"
 #include "l2.h"
 #include "persist_model.h"
-#include "nvw_fifos.h"
 #include "sm.h"
 #include "stats.h"
 extern "C" {
@@ -31,7 +30,7 @@ public:
     std::vector<Sm *> sms;
     Interconnect *icnt;
     L2 *l2;
-    NvwSystem *nvw = nullptr;      // NVW-FIFOs and scoped persist barriers (model nvwfifo), else null
+    PersistHw &persist() { return *hw_; }   // the persistency model's GPU-wide hardware
 
     // From SMs.
     void block_done(int sm, uint64_t t);
@@ -43,7 +42,11 @@ public:
     void add_flag_waiter(uint64_t addr, int sm);
     void grid_arrive(uint64_t t);
     void grid_recheck(uint64_t t);
+    // Every block of the running kernel is resident on an SM (a kernel-wide barrier can complete).
+    bool kernel_resident() const;
+    uint32_t unfinished_warps() const;
 
+    uint64_t period_ps() const { return period_ps_; }
     bool finished() const { return finished_; }
     uint64_t finish_ps() const { return finish_ps_; }
     uint32_t kernel_index() const { return kernel_; }
@@ -55,7 +58,6 @@ public:
     void set_tracker(WriteTracker *t);
 
 private:
-    friend class NvwSystem;        // kernel-scope barrier: residency and unfinished warps
     void launch_method();
     void dispatch(uint64_t t);
     struct Flag { uint64_t val = 0; int sm = -1; uint64_t t_local = 0, t_global = 0; };
@@ -67,13 +69,15 @@ private:
     uint32_t kernel_ = 0, next_block_ = 0, blocks_done_ = 0, drained_ = 0, rr_ = 0;
     uint32_t grid_arrived_ = 0;
     bool finished_ = false, draining_ = false;
-    uint64_t finish_ps_ = 0, launch_gap_ps_, l1_ps_, l2_ps_;
+    uint64_t finish_ps_ = 0, period_ps_, launch_gap_ps_, l1_ps_, l2_ps_;
     sc_core::sc_event launch_ev_;
     std::map<uint64_t, Flag> flags_;
     std::map<uint64_t, std::vector<int>> waiters_;
     std::vector<uint64_t> kernel_ps_;
     uint64_t kernel_start_ps_ = 0, launched_at_host_ = 0;
     WriteTracker *tracker_ = nullptr;
+    std::unique_ptr<PersistHw> hw_own_;
+    PersistHw *hw_;
 };
 
 } // namespace persim

@@ -2,25 +2,17 @@
 #include <cstring>
 #include "cores_util.h"
 #include "l2.h"
-#include "nvw_fifos.h"
 
 namespace persim {
 using namespace sc_core;
 
 namespace {
-struct SkipCtx { const cache *c; const sbrp_pb *pb; };
-// Victim filter: skip PM lines whose PB entry may not leave L1 yet.
-int skip_pinned(void *vctx, uint32_t idx)
-{
-    auto *ctx = static_cast<SkipCtx *>(vctx);
-    const cache_line *l = cache_line_at_const(ctx->c, (int32_t)idx);
-    if (!l->present || l->pb_index == CACHE_NO_PB || !ctx->pb) return 0;
-    return !sbrp_pb_can_evict(ctx->pb, l->pb_index);
-}
+// Victim filter: skip lines the persist unit may not let leave the L1 yet.
+int skip_pinned(void *unit, uint32_t idx) { return static_cast<const L1Persist *>(unit)->pinned((int32_t)idx); }
 } // namespace
 
-L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool use_pb, L1Client *client)
-    : sc_module(n), isock("isock"), sm_(sm_id), client_(client),
+L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, const PersistModel *model, L1Client *client)
+    : sc_module(n), isock("isock"), sm_(sm_id), client_(client), hw_(no_persist_hw()),
       line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_(c.b("system.pm_in_dram") ? UINT64_MAX : (uint64_t)c.i("system.pm_base")),
       hit_ps_(cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps)), period_ps_(period_ps)
 {
@@ -29,44 +21,18 @@ L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool us
     cc.line_bytes = line_bytes_;
     cc.assoc = (uint32_t)c.i("l1.assoc");
     cmem_.resize((cache_bytes(&cc) + 7) / 8);
-    if (cache_init(cmem_.data(), &cc) != 0)
+    if (cmem_.empty() || cache_init(cmem_.data(), &cc) != 0)
         throw ConfigError("l1: invalid cache geometry (l1.size_kb, l1.line_bytes, l1.assoc)");
     cache_ = reinterpret_cast<cache *>(cmem_.data());
-    if (use_pb) {
-        sbrp_pb_cfg pc{};
-        uint32_t lines = cache_num_lines(cache_);
-        int64_t e = c.i("persist.pb_entries");
-        if (e == 0) e = (int64_t)((double)lines * c.f("persist.pb_coverage_pct") / 100.0 + 0.5);
-        if (e < 1) e = 1;
-        pc.entries = (uint32_t)e;
-        pc.warps = (uint32_t)c.i("gpu.max_warps_per_sm");
-        pc.lines = lines;
-        std::string pol = c.s("persist.flush_policy");
-        pc.policy = pol == "eager" ? SBRP_EAGER : pol == "lazy" ? SBRP_LAZY : SBRP_WINDOW;
-        pc.window = (uint32_t)c.i("persist.window");
-        pbmem_.resize((sbrp_pb_bytes(&pc) + 7) / 8);
-        if (sbrp_pb_init(pbmem_.data(), &pc) != 0)
-            throw ConfigError("persist: invalid persist-buffer configuration (persist.pb_entries / pb_coverage_pct)");
-        pb_ = reinterpret_cast<sbrp_pb *>(pbmem_.data());
-        pb_hist_.init(pc.entries);
-    }
+    if (model->make_l1) unit_ = model->make_l1(c, *this);
     SC_METHOD(ack_method);
     sensitive << ack_ev_;
     dont_initialize();
 }
 
-void L1::touch_pb_stats()
-{
-    if (!pb_) return;
-    pb_hist_.update(now_ps(), sbrp_pb_count(pb_));
-    actr_mirror_ = sbrp_pb_actr(pb_);
-}
-
 void L1::trace(sc_trace_file *tf)
 {
-    if (!pb_) return;
-    sc_trace(tf, pb_hist_.cur, std::string(name()) + ".pb_occupancy");
-    sc_trace(tf, actr_mirror_, std::string(name()) + ".actr");
+    if (unit_) unit_->trace(tf, name());
 }
 
 void L1::schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase)
@@ -120,7 +86,7 @@ void L1::ack_method()
         acks_.pop();
         ++st_.acks;
         if (a.pb) {
-            sbrp_pb_ack(pb_, a.phase);
+            unit_->ack(a.phase);
             pb_changed = true;
         } else {
             outstanding_.erase(a.seq);
@@ -134,28 +100,21 @@ void L1::ack_method()
 
 void L1::pump()
 {
-    uint32_t line, phase;
-    sbrp_drain r;
-    while ((r = sbrp_pb_drain(pb_, &line, &phase)) != SBRP_DRAIN_IDLE) {
-        if (r == SBRP_DRAIN_FLUSH) writeback((int32_t)line, false, true, phase);
-    }
-    touch_pb_stats();
-    client_->on_pb_change(sbrp_pb_stalled(pb_));
+    unit_->pump();
+    client_->on_pb_change(unit_->stalled());
 }
 
 L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why)
 {
     (void)t;
-    SkipCtx ctx{cache_, pb_};
-    int32_t v = pb_ ? cache_victim_filtered(cache_, la, skip_pinned, &ctx) : cache_victim(cache_, la);
+    int32_t v = unit_ ? cache_victim_filtered(cache_, la, skip_pinned, unit_.get()) : cache_victim(cache_, la);
+    uint32_t phase = 0;
     if (v < 0) {
-        // Every way holds a persist that may not leave L1 yet: stall the warp in the EDM on the
-        // LRU line's entry (SBRP 6.1, "Eviction").
+        // Every way holds a persist that may not leave L1 yet: stall the warp on the LRU line
+        // (SBRP 6.1, "Eviction": in the EDM).
         int32_t lru = cache_victim(cache_, la);
-        uint32_t dummy, phase = 0;
         ++st_.evict_stalls;
-        sbrp_result r = sbrp_pb_evict(pb_, warp, cache_line_at(cache_, lru)->pb_index, &dummy, &phase);
-        if (r == SBRP_OK) {           // became evictable meanwhile
+        if (unit_->evict(warp, lru, &phase)) {   // became evictable meanwhile
             writeback(lru, false, true, phase);
             v = lru;
         } else {
@@ -167,16 +126,15 @@ L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, St
         cache_line *l = cache_line_at(cache_, v);
         if (l->present) {
             ++st_.evictions;
-            if (pb_ && l->pb_index != CACHE_NO_PB) {
-                uint32_t line, phase = 0;
-                if (sbrp_pb_evict(pb_, warp, l->pb_index, &line, &phase) != SBRP_OK) {
+            if (unit_ && unit_->holds(v)) {
+                if (!unit_->evict(warp, v, &phase)) {
                     *why = StallWhy::EDM;
                     ++st_.evict_stalls;
                     pump();
                     return Evict::STALL;
                 }
                 writeback(v, false, true, phase);
-                touch_pb_stats();
+                unit_->sample();
             } else if (cache_is_dirty(cache_, v)) {
                 writeback(v, false, false);
             }
@@ -258,35 +216,29 @@ L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64
         cache_install(cache_, idx, la, pm);
         ++st_.store_misses;
     }
-    if (pm && pb_) {
-        cache_line *l = cache_line_at(cache_, idx);
-        uint32_t entry;
-        sbrp_result r = sbrp_pb_store(pb_, warp, (uint32_t)idx, l->pb_index, &entry);
-        if (r == SBRP_STALL_ORDER || r == SBRP_STALL_FULL) {
+    if (pm && unit_) {
+        StallWhy why = unit_->store(warp, idx);
+        if (why != StallWhy::NONE) {
             pump();
-            return L1Result{false, false, r == SBRP_STALL_ORDER ? StallWhy::EDM : StallWhy::PB_FULL, 0};
+            return L1Result{false, false, why, 0};
         }
-        if (r == SBRP_ALLOCATED) l->pb_index = (uint16_t)entry;
     }
     ++st_.stores;
     if (pm) ++st_.pm_stores;
     if (tracker_ && pm) track_store(idx, la, mask, t, op);
     cache_write_masked(cache_, idx, data, mask, line_bytes_);
     cache_touch(cache_, idx);
-    if (pm && pb_) pump();
-    if (pm && nvw_) nvw_->l1_store(sm_, warp, la);     // NV write: append to the L1 NVW-FIFO
+    if (pm && unit_) pump();
+    if (pm) hw_->on_l1_pm_store(sm_, warp, la);
     return L1Result{true, true, StallWhy::NONE, t + period_ps_};
 }
 
-L1Result L1::pb_fence(uint32_t warp, sbrp_type type)
+L1Result L1::persist_fence(uint32_t warp, Prim p)
 {
-    sbrp_result r = sbrp_pb_fence(pb_, warp, type);
+    L1Persist::FenceResult r = unit_->fence(warp, p);
     pump();
-    if (r == SBRP_STALL_FULL) return L1Result{false, false, StallWhy::PB_FULL, 0};
-    if (r == SBRP_STALL_FENCE) {
-        bool still = (sbrp_pb_stalled(pb_) >> warp) & 1;
-        if (still) return L1Result{false, true, StallWhy::ODM, 0};
-    }
+    if (r == L1Persist::FenceResult::FULL) return L1Result{false, false, StallWhy::PB_FULL, 0};
+    if (r == L1Persist::FenceResult::WAIT && (unit_->stalled() >> warp & 1)) return L1Result{false, true, StallWhy::ODM, 0};
     return L1Result{true, true, StallWhy::NONE, now_ps() + period_ps_};
 }
 
@@ -295,14 +247,13 @@ uint64_t L1::flush(bool pm, bool vol)
     std::vector<int32_t> lines(cache_num_lines(cache_));
     uint32_t n = cache_collect_dirty(cache_, pm && vol ? -1 : (pm ? 1 : 0), lines.data(), (uint32_t)lines.size());
     for (uint32_t i = 0; i < n; ++i) {
-        const cache_line *l = cache_line_at_const(cache_, lines[i]);
-        if (l->pb_index != CACHE_NO_PB) continue;   // SBRP persists leave only in PB order
+        if (unit_ && unit_->holds(lines[i])) continue;   // persists held by the unit leave in its order
         writeback(lines[i], true, false);
     }
     return last_tracked_;
 }
 
-bool L1::nvw_flush_line(uint64_t la)
+bool L1::flush_pm_line(uint64_t la)
 {
     int32_t idx = cache_lookup(cache_, la);
     if (idx < 0) return false;
@@ -326,12 +277,10 @@ void L1::invalidate_clean(bool pm_only)
 
 void L1::set_drain_all(bool on)
 {
-    if (!pb_) return;
-    sbrp_pb_drain_all(pb_, on ? 1 : 0);
+    if (!unit_) return;
+    unit_->drain_all(on);
     pump();
 }
-
-bool L1::pb_idle() const { return !pb_ || (sbrp_pb_empty(pb_) && sbrp_pb_actr(pb_) == 0); }
 
 void L1::drain_functional(mem_image *img)
 {
@@ -363,31 +312,7 @@ void L1::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "evictions", st_.evictions, "lines", "valid lines replaced");
     w.add(g, "evict_stalls", st_.evict_stalls, "events", "evictions blocked by persist ordering (warp stalled in EDM)");
     w.add(g, "invalidations", st_.invalidations, "lines", "clean lines invalidated by barriers / acquires");
-    if (pb_) {
-        const sbrp_pb_stats *s = sbrp_pb_get_stats(pb_);
-        const std::string p = g + ".pb";
-        w.add(p, "stores", s->stores, "persists", "PM stores presented to the PB");
-        w.add(p, "coalesced", s->coalesced, "persists", "stores coalesced into an existing entry");
-        w.add(p, "allocated", s->allocated, "entries", "entries allocated by stores");
-        w.add(p, "fences", s->fences, "fences", "ordering operations (oFence, dFence, pAcq, pRel)");
-        w.add(p, "fences_coalesced", s->fences_coalesced, "fences", "ordering operations merged into the tail entry");
-        w.add(p, "flushes", s->flushes, "lines", "persists flushed from the PB head");
-        w.add(p, "evictions", s->evictions, "lines", "persists that left early by eviction");
-        w.add(p, "stall_order", s->stall_order, "events", "stores/evictions stalled by an ordering entry (EDM)");
-        w.add(p, "stall_full", s->stall_full, "events", "operations stalled on a full PB");
-        w.add(p, "stall_fence", s->stall_fence, "events", "dFence / device-scope operations that stalled (ODM)");
-        w.add(p, "fsm_blocks", s->fsm_blocks, "events", "head persists held by the FSM until ACTR reached zero");
-        pb_hist_.update(sim_ps, pb_hist_.cur);
-        std::vector<std::string> labels;
-        for (uint32_t b = 0; b < pb_hist_.nbins; ++b)
-            labels.push_back(std::to_string(b * 100 / pb_hist_.nbins) + "-" + std::to_string((b + 1) * 100 / pb_hist_.nbins) + "%");
-        std::vector<double> ns;
-        for (double v : pb_hist_.bins) ns.push_back(v / 1000.0);
-        w.add_hist(p, "occupancy_hist", ns, labels, "ns", "time spent with the PB filled to each fraction of its entries");
-        w.add(p, "avg_occupancy", sim_ps ? pb_hist_.weighted / sim_ps : 0, "entries", "time-averaged occupied entries");
-        w.add(p, "peak_occupancy", pb_hist_.peak, "entries", "most entries in use at once");
-        w.add(p, "entries", sbrp_pb_config(pb_)->entries, "entries", "PB capacity");
-    }
+    if (unit_) unit_->report(w, g, sim_ps);
 }
 
 } // namespace persim

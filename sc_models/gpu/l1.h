@@ -1,8 +1,8 @@
-// Per-SM L1 data cache with the SBRP persist buffer (cores/cache.h + cores/sbrp_pb.h).
-// The L1 is write-back with allocate-on-write (per-byte dirty masks, no fetch on a write miss),
-// as in the SBRP artifact. It owns the SM's persist machinery: under SBRP every PM store goes
-// through the PB and leaves L1 only in PB order (or by a permitted eviction); under epoch/GPM,
-// barriers flush dirty lines and wait for their acknowledgements ("tickets").
+// Per-SM L1 data cache (cores/cache.h). The L1 is write-back with allocate-on-write (per-byte dirty
+// masks, no fetch on a write miss), as in the SBRP artifact. Fences flush dirty lines and wait for
+// their acknowledgements ("tickets"). A persistency model may put hardware beside the L1 (L1Persist,
+// persist_model.h; SBRP: the persist buffer): the L1 then asks it on every PM store and eviction,
+// writes back what it releases and hands it the acknowledgements.
 // Acknowledgements come back at times computed by the memory side; an ack event wakes the L1.
 #pragma once
 #include <cstdint>
@@ -14,37 +14,27 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include "config.h"
 #include "mem_proto.h"
+#include "persist_model.h"
 #include "stats.h"
 extern "C" {
 #include "cache.h"
-#include "sbrp_pb.h"
 #include "mem_image.h"
 }
 
 namespace persim {
 
-class NvwSystem;   // nvw.h
-
 struct L1Client {
     virtual ~L1Client() = default;
-    virtual void on_pb_change(uint64_t stalled_mask) = 0;   // PB stall mask may have shrunk
+    virtual void on_pb_change(uint64_t stalled_mask) = 0;   // persist-unit stall mask may have shrunk
     virtual void on_ticket_progress() = 0;                  // tracked write-backs acknowledged
-};
-
-enum class StallWhy : uint8_t { NONE, EDM, ODM, PB_FULL };
-
-struct L1Result {
-    bool done;              // false: the warp stalls in the PB (why says on what)
-    bool advance;           // with !done: the operation took effect, do not retry it
-    StallWhy why;
-    uint64_t ready_ps;      // done: when the warp may continue
 };
 
 class L1 : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<L1> isock;
     SC_HAS_PROCESS(L1);
-    L1(sc_core::sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, bool use_pb, L1Client *client);
+    L1(sc_core::sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, const PersistModel *model,
+       L1Client *client);
 
     // One line of a warp's load: bytes [off, off+len) of line `la` (line address).
     L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
@@ -54,46 +44,50 @@ public:
                    uint32_t op = 0);
     // Data-path tracking (persim run --check / check / crash): writer op id per byte of every line.
     void set_tracker(WriteTracker *t);
-    // SBRP ordering primitive.
-    L1Result pb_fence(uint32_t warp, sbrp_type type);
+    // An ordering primitive of the model's persist unit (SBRP: a PB fence).
+    L1Result persist_fence(uint32_t warp, Prim p);
     // Write back dirty lines (PM, volatile or both) and return a ticket: done when every tracked
     // write-back issued so far has been acknowledged.
     uint64_t flush(bool pm, bool vol);
     bool ticket_done(uint64_t ticket) const { return outstanding_.empty() || *outstanding_.begin() > ticket; }
     // Invalidate clean lines (pm_only: only PM lines).
     void invalidate_clean(bool pm_only);
-    // Kernel end: drain the PB completely (SBRP) / report whether everything is written back.
+    // Kernel end: drain the persist unit completely / whether it holds nothing (true without one).
     void set_drain_all(bool on);
-    bool pb_idle() const;                 // PB empty and ACTR == 0 (true without a PB)
+    bool persist_idle() const { return !unit_ || unit_->idle(); }
+    uint64_t persist_stalled() const { return unit_ ? unit_->stalled() : 0; }   // bit = warp slot
+    std::string persist_describe() const { return unit_ ? unit_->describe() : ""; }
     uint32_t dirty_lines() const { return cache_count_dirty(cache_, -1); }
     // End of run (untimed): copy dirty bytes into the image.
     void drain_functional(mem_image *img);
     void report(StatsWriter &w, uint64_t sim_ps);
-    const sbrp_pb *pb() const { return pb_; }
-    // nvwfifo (nvw.h): every PM store is reported to the NVW-FIFOs; a dequeued entry flushes its line
-    // to the L2 if it is still dirty here (returns whether it was).
-    void set_nvw(NvwSystem *n) { nvw_ = n; }
-    bool nvw_flush_line(uint64_t la);
-    void trace(sc_core::sc_trace_file *tf);   // VCD: PB occupancy and ACTR
+    // The model's GPU-wide hardware sees every PM store performed here (PersistHw::on_l1_pm_store).
+    void set_persist_hw(PersistHw *h) { hw_ = h; }
+    // Writes PM line `la` back to the L2 if it is dirty here (returns whether it was): a persist
+    // model's hardware flushing a line (nvwfifo: a dequeued L1 NVW-FIFO entry).
+    bool flush_pm_line(uint64_t la);
+    // The persist unit releases line `idx` as a persist of `phase` (its ack goes back to the unit).
+    void persist_writeback(int32_t idx, uint32_t phase) { writeback(idx, false, true, phase); }
+    cache *cache_core() { return cache_; }
+    void trace(sc_core::sc_trace_file *tf);   // VCD: the persist unit's waveforms (SBRP: PB occupancy, ACTR)
 
 private:
     enum class Evict { OK, STALL };
     Evict make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why);
     void writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase = 0);
-    void pump();                           // run PB head actions until idle
+    void pump();                           // run the persist unit's head actions until idle
     void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase);
     void ack_method();
-    void touch_pb_stats();
     void track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op);
 
     int sm_;
     L1Client *client_;
     WriteTracker *tracker_ = nullptr;
-    NvwSystem *nvw_ = nullptr;
+    PersistHw *hw_;
     std::vector<uint32_t> writers_;        // tracking: writer op id of each byte (line index * line_bytes)
-    std::vector<uint64_t> cmem_, pbmem_;
+    std::vector<uint64_t> cmem_;
     cache *cache_;
-    sbrp_pb *pb_ = nullptr;
+    std::unique_ptr<L1Persist> unit_;      // the model's hardware beside this L1, if any
     uint32_t line_bytes_;
     uint64_t pm_base_, hit_ps_, period_ps_;
 
@@ -102,8 +96,6 @@ private:
     sc_core::sc_event ack_ev_;
     std::set<uint64_t> outstanding_;       // tracked write-backs not yet acknowledged
     uint64_t next_seq_ = 1, last_tracked_ = 0;
-    OccupancyHist pb_hist_;
-    uint32_t actr_mirror_ = 0;
 
     struct {
         uint64_t loads = 0, load_hits = 0, pm_loads = 0, pm_load_misses = 0, vol_load_misses = 0, mshr_merges = 0;

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include "cores_util.h"
 #include "interconnect.h"
-#include "nvw_fifos.h"
 
 namespace persim {
 using namespace sc_core;
@@ -19,8 +18,8 @@ void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64
     }
 }
 
-L2::L2(sc_module_name n, const Config &c, uint64_t period_ps, bool pm_write_back)
-    : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"), pm_wb_(pm_write_back),
+L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
+    : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"), hw_(no_persist_hw()),
       line_bytes_((uint32_t)c.i("l1.line_bytes")),
       pm_base_((uint64_t)c.i("system.pm_base")),
       hit_ps_(cycles_to_ps((double)c.i("l2.hit_latency_cycles"), period_ps)),
@@ -53,7 +52,7 @@ int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
             // pm_write_back: an NV-dirty line leaves by replacement; the NVW-FIFO barriers wait for it.
             ++pm_evictions_;
             uint64_t ack = write_pm_line(c, v, t);
-            if (nvw_) nvw_->l2_evicted(ack);
+            hw_->on_l2_pm_evicted(ack);
         } else if (cache_is_dirty(c, v)) {
             // Write the dirty volatile bytes back to GDDR; this occupies the controller but is
             // not on the requester's critical path.
@@ -125,7 +124,8 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     cache_touch(c, idx);
     uint64_t ack = tag_done;
     if (pm && pm_wb_) {
-        // nvwfifo: the NV line stays dirty here and joins the L2 NVW-FIFO (section 6.1 step 2).
+        // PM write-back mode (the model's hardware keeps PM lines here, e.g. nvwfifo: the NV line joins
+        // the L2 NVW-FIFO, section 6.1 step 2).
         ++st_.pm_writes;
         cache_line *l = cache_line_at(c, idx);
         l->ready_ps = std::max(l->ready_ps, tag_done);
@@ -137,7 +137,7 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         }
         delay = ps(ack - now_ps());
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
-        if (nvw_) nvw_->l2_write(la);
+        hw_->on_l2_pm_write(la);
         return;
     }
     if (pm) {
@@ -172,7 +172,7 @@ uint64_t L2::write_pm_line(cache *c, int32_t idx, uint64_t start)
     return now_ps() + d.value();
 }
 
-bool L2::nvw_writeback(uint64_t la, uint64_t *ack_ps)
+bool L2::writeback_pm_line(uint64_t la, uint64_t *ack_ps)
 {
     cache *c = banks_[l2_bank_of(la * line_bytes_, line_bytes_, (uint32_t)banks_.size())];
     int32_t idx = cache_lookup(c, la);

@@ -1,7 +1,8 @@
 // Shared, banked L2 (one `cache` core per slice). Volatile lines are write-back (dirty lines
 // evicted to GDDR); PM lines are write-through (SBRP section 6: "we let the persists write
 // through the L2"), so a PM write is forwarded to the PM path (NVM controller, or PCIe to the
-// host) and acknowledged when the persistence domain has accepted it.
+// host) and acknowledged when the persistence domain has accepted it — unless the persistency
+// model's hardware keeps PM lines write-back here (PersistHw::l2_pm_write_back, nvwfifo).
 #pragma once
 #include <unordered_map>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include "config.h"
 #include "mem_proto.h"
+#include "persist_model.h"
 #include "stats.h"
 extern "C" {
 #include "cache.h"
@@ -19,20 +21,18 @@ extern "C" {
 
 namespace persim {
 
-class NvwSystem;   // nvw.h
-
 class L2 : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<L2> tsock;          // from the crossbar
     tlm_utils::simple_initiator_socket<L2> dram_isock;  // to the GDDR controller
     tlm_utils::simple_initiator_socket<L2> pm_isock;    // to the NVM controller(s) or PCIe
 
-    // pm_write_back (model nvwfifo): PM lines are write-back here too; NV-dirty lines leave through
-    // the L2 NVW-FIFO (nvw_writeback) or by replacement (to NVM), not on every write.
-    L2(sc_core::sc_module_name n, const Config &c, uint64_t period_ps, bool pm_write_back = false);
-    void set_nvw(NvwSystem *n) { nvw_ = n; }
-    // Writes line `la` back to NVM if it is NV-dirty here; *ack_ps = its acknowledgement time.
-    bool nvw_writeback(uint64_t la, uint64_t *ack_ps);
+    L2(sc_core::sc_module_name n, const Config &c, uint64_t period_ps);
+    // The persistency model's hardware: sees PM writes and evictions; with l2_pm_write_back() PM
+    // lines stay dirty here and leave by writeback_pm_line (or by replacement), not on every write.
+    void set_persist_hw(PersistHw *h) { hw_ = h; pm_wb_ = h->l2_pm_write_back(); }
+    // Writes line `la` back to NVM if it is PM-dirty here; *ack_ps = its acknowledgement time.
+    bool writeback_pm_line(uint64_t la, uint64_t *ack_ps);
     void report(StatsWriter &w, uint64_t sim_ps) const;
     // End of run (untimed): write dirty volatile bytes into the backing image.
     void drain_functional(mem_image *img);
@@ -42,7 +42,7 @@ private:
     int32_t allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t);
     uint64_t write_pm_line(cache *c, int32_t idx, uint64_t start);   // pm_write_back: NV line -> NVM
     bool pm_wb_ = false, pm_in_dram_ = false;
-    NvwSystem *nvw_ = nullptr;
+    PersistHw *hw_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)
     uint64_t pm_writebacks_ = 0, pm_evictions_ = 0;
     std::vector<std::vector<uint64_t>> mem_;

@@ -1,15 +1,32 @@
-// Persistency models: each lowers a workload's ordering intent (workloads/op.h) to the hardware
-// primitives the SM and L1 execute. Adding a model = adding a row to the table in
-// persist_model.cpp (and, if it needs new hardware, primitives handled by sm.cpp / l1.cpp).
+// Persistency models of the GPU as plug-ins (docs/architecture.md "Persistency models"). A model is
+// one file under sc_models/gpu/persist/ and one line in the registry (persist_model.cpp):
+//   - `lower` maps a workload's ordering intent (workloads/op.h) to hardware primitives (Prim);
+//   - `make_l1` builds the model's hardware beside each L1, if any (SBRP: the persist buffer), behind
+//     the L1Persist interface the L1 calls on every PM store, eviction, acknowledgement and fence;
+//   - `make_hw` builds the model's GPU-wide hardware, if any (nvwfifo: the NVW-FIFOs), behind the
+//     PersistHw interface the SM, L2 and GPU call.
+// The SM, L1, L2 and GPU hold no model-specific code: they run the generic primitives (write-back
+// fences with acknowledgement tickets, flags, execution barriers) and hand the model's own
+// primitives and events to these interfaces.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+#include <systemc>
+#include "config.h"
+#include "stats.h"
 extern "C" {
 #include "op.h"
 }
 
 namespace persim {
+
+class Gpu;
+class Sm;
+class L1;
+struct WarpCtx;
+struct BlockCtx;
 
 enum class Prim : uint8_t {
     OFENCE,        // SBRP oFence (PB order entry, no stall)
@@ -26,7 +43,7 @@ enum class Prim : uint8_t {
     FLAG_STORE,    // write the release flag and publish it at the op's scope
     FLAG_WAIT,     // spin until the acquire flag holds the value (visible at the op's scope)
     SYNC,          // execution barrier at the op's scope
-    // NVW-FIFO persist barriers (model nvwfifo, sc_models/nvw.h; scoped-barriers paper section 6.1)
+    // NVW-FIFO persist barriers (model nvwfifo, persist/nvwfifo.cpp; scoped-barriers paper section 6.1)
     NVW_WI,        // p_barrier_wi: p_flush marker into the CU's L1 NVW-FIFO, the issuing warp waits
     NVW_WG,        // p_barrier_wg: wait for the whole block, then marker into the L1 FIFO, block waits
     NVW_KR,        // p_barrier_kr: wait for the whole kernel, markers into every L1 FIFO, all wait
@@ -34,14 +51,85 @@ enum class Prim : uint8_t {
 };
 constexpr int kPrimCount = (int)Prim::NVW_ALL + 1;
 
+// Why a warp stalled in the L1's persist hardware.
+enum class StallWhy : uint8_t { NONE, EDM, ODM, PB_FULL };
+
+struct L1Result {
+    bool done;              // false: the warp stalls in the persist hardware (why says on what)
+    bool advance;           // with !done: the operation took effect, do not retry it
+    StallWhy why;
+    uint64_t ready_ps;      // done: when the warp may continue
+};
+
+// Persist hardware beside one L1 (SBRP: the persist buffer). Line indices are the L1 cache core's.
+class L1Persist {
+public:
+    virtual ~L1Persist() = default;
+    // A PM store of `warp` to line `idx`: NONE (go ahead) or the stall reason.
+    virtual StallWhy store(uint32_t warp, int32_t idx) = 0;
+    // Victim filter: line `idx` may not leave the L1 now.
+    virtual bool pinned(int32_t idx) const = 0;
+    // Line `idx`, held by the unit, is to be evicted by `warp`: true and *phase if it may leave now
+    // (the L1 writes it back as a persist of that phase), false if the warp stalls (EDM).
+    virtual bool evict(uint32_t warp, int32_t idx, uint32_t *phase) = 0;
+    // True if line `idx` is held by the unit (leaves only in the unit's order, not by a fence flush).
+    virtual bool holds(int32_t idx) const = 0;
+    // An ordering primitive of the model (e.g. an SBRP fence) issued by `warp`: took effect (OK),
+    // refused for lack of room (FULL, retry), or took effect and the warp may have to wait (WAIT:
+    // it waits while its stalled() bit is set once the unit has been pumped).
+    enum class FenceResult : uint8_t { OK, FULL, WAIT };
+    virtual FenceResult fence(uint32_t warp, Prim p) = 0;
+    // A persist of `phase` sent by the unit was acknowledged.
+    virtual void ack(uint32_t phase) = 0;
+    // Runs the unit's head actions (the L1 writes back what it asks) until idle.
+    virtual void pump() = 0;
+    virtual void sample() {}                     // sample occupancy statistics now
+    virtual uint64_t stalled() const = 0;        // warps stalled in the unit (bit = warp slot)
+    virtual void drain_all(bool on) = 0;         // kernel end: drain everything
+    virtual bool idle() const = 0;               // nothing held, nothing unacknowledged
+    virtual std::string describe() const = 0;    // state for stuck reports
+    virtual void report(StatsWriter &w, const std::string &group, uint64_t sim_ps) = 0;
+    virtual void trace(sc_core::sc_trace_file *, const std::string &) {}
+};
+
+// GPU-wide persist hardware of a model, and the hooks the SM, L1s, L2 and GPU call. The defaults
+// are "no hardware": a model without one gets this base.
+class PersistHw {
+public:
+    virtual ~PersistHw() = default;
+    // SM: runs one of the model's own primitives for warp `w` (advance / stall / resume it through
+    // the Sm's public primitive helpers). Generic primitives never reach here.
+    virtual void exec(Sm &, WarpCtx &, Prim, const persim_op &, uint64_t) {}
+    virtual void on_block_launch(Sm &, BlockCtx &) {}
+    virtual void on_warp_finished(Sm &, BlockCtx &, uint64_t) {}
+    // Kernel end, after the SM's L1 is written back: true while the model still has work for this
+    // SM (the SM waits; the model calls Sm::persist_drained() when done).
+    virtual bool kernel_end_pending(Sm &) { return false; }
+    // L1: a PM store performed by `warp` of SM `sm` to line address `la`.
+    virtual void on_l1_pm_store(int, uint32_t, uint64_t) {}
+    // L2: keep PM lines dirty (write-back) instead of writing them through to the PM controller.
+    virtual bool l2_pm_write_back() const { return false; }
+    virtual void on_l2_pm_write(uint64_t) {}          // a PM line was written into the L2 (write-back mode)
+    virtual void on_l2_pm_evicted(uint64_t) {}        // a dirty PM line left the L2 by replacement (ack time)
+    // GPU: a warp or block finished or arrived at a grid-wide barrier.
+    virtual void on_grid_recheck(uint64_t) {}
+    virtual std::string describe() const { return ""; }
+    virtual void report(StatsWriter &, uint64_t) {}
+};
+
 struct PersistModel {
     const char *name;
     const char *desc;
-    bool uses_pb;          // per-SM SBRP persist buffer in the L1
     // Lowers one intent op; returns the number of primitives written to out (<= 4).
     int (*lower)(const persim_op &op, Prim out[4]);
-    bool uses_nvw = false; // NVW-FIFOs beside the L1s and the L2, PM write-back in the L2 (nvwfifo)
+    // Hardware beside each L1 (nullptr: none).
+    std::unique_ptr<L1Persist> (*make_l1)(const Config &c, L1 &l1) = nullptr;
+    // GPU-wide hardware (nullptr: none). Called once the SMs, L1s and L2 exist.
+    std::unique_ptr<PersistHw> (*make_hw)(const Config &c, Gpu &gpu) = nullptr;
 };
+
+// The "no hardware" PersistHw (what a model without make_hw gets).
+PersistHw *no_persist_hw();
 
 const PersistModel *find_model(const std::string &name);
 const std::vector<const PersistModel *> &all_models();
@@ -50,5 +138,11 @@ const char *prim_name(Prim p);
 // persist.promote_block_scope; SBRP section 7.2 "Importance of scopes"). Execution barriers
 // (SYNC) keep their scope. Returns the number of ops changed.
 uint64_t promote_block_scope(persim_prog *p);
+
+// Shared by the lowerings (persist/*.cpp).
+inline bool lower_wide(const persim_op &op) { return op.scope >= SCOPE_DEVICE; }
+// A persist barrier of a scope wider than the warp with a per-warp barrier primitive `bar`: every
+// warp of the scope reaches it (execution barrier), runs `bar`, and waits for the scope again.
+int lower_pbarrier(const persim_op &op, Prim out[4], Prim bar);
 
 } // namespace persim

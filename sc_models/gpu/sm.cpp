@@ -24,11 +24,11 @@ const char *reason_name(int r)
 } // namespace
 
 Sm::Sm(sc_module_name n, const Config &c, int id, uint64_t period_ps, const PersistModel *model, Gpu *gpu)
-    : sc_module(n), id_(id), gpu_(gpu), model_(model), period_ps_(period_ps),
+    : sc_module(n), id_(id), gpu_(gpu), model_(model), hw_(no_persist_hw()), period_ps_(period_ps),
       line_bytes_((uint32_t)c.i("l1.line_bytes")), nsched_((uint32_t)c.i("gpu.warp_schedulers")),
       max_blocks_((uint32_t)c.i("gpu.max_blocks_per_sm"))
 {
-    l1 = new L1("l1", c, id, period_ps, model->uses_pb, this);
+    l1 = new L1("l1", c, id, period_ps, model, this);
     l1_hit_ps_ = cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps);
     l2_rt_ps_ = cycles_to_ps((double)(2 * c.i("icnt.latency_cycles") + c.i("l2.hit_latency_cycles")), period_ps);
     uint32_t nw = (uint32_t)c.i("gpu.max_warps_per_sm");
@@ -93,7 +93,8 @@ void Sm::launch_block(const persim_prog *p, const persim_kernel *k, uint32_t blo
         ++b.live;
         --free_slots_;
     }
-    nvw_on_launch(b);
+    b.persist_arrived = 0;
+    hw_->on_block_launch(*this, b);
     ++st_.blocks;
     if (st_.first_ps == UINT64_MAX) st_.first_ps = t;
     kick(t);
@@ -269,7 +270,7 @@ bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
             w.lines_done = (uint8_t)k;
             uint8_t why = r.why == StallWhy::PB_FULL ? ST_PB_FULL : ST_EDM;
             stall(w, Wait::PB, why, t);
-            if (!((l1->pb() ? sbrp_pb_stalled(l1->pb()) : 0) >> w.slot & 1)) resume(w, t + period_ps_);
+            if (!(l1->persist_stalled() >> w.slot & 1)) resume(w, t + period_ps_);
             return false;
         }
         w.mem_ready = std::max(w.mem_ready, r.ready_ps);
@@ -288,21 +289,6 @@ bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
 
 bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
 {
-    auto pb_prim = [&](sbrp_type type) {
-        L1Result r = l1->pb_fence(w.slot, type);
-        if (r.done) {
-            advance_prim(w);
-            w.ready_ps = r.ready_ps;
-        } else if (r.advance) {
-            advance_prim(w);
-            stall(w, Wait::PB, ST_ODM, t);
-            if (!(sbrp_pb_stalled(l1->pb()) >> w.slot & 1)) resume(w, t + period_ps_);
-        } else {
-            stall(w, Wait::PB, ST_PB_FULL, t);
-            if (!(sbrp_pb_stalled(l1->pb()) >> w.slot & 1)) resume(w, t + period_ps_);
-        }
-        return true;
-    };
     auto ticket = [&](uint64_t tk, uint8_t after) {
         w.after_ticket = after;
         if (l1->ticket_done(tk)) {
@@ -316,12 +302,6 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
         return true;
     };
     switch (p) {
-    case Prim::OFENCE: return pb_prim(SBRP_OFENCE);
-    case Prim::DFENCE: return pb_prim(SBRP_DFENCE);
-    case Prim::PACQ_BLK: return pb_prim(SBRP_ACQ_BLK);
-    case Prim::PREL_BLK: return pb_prim(SBRP_REL_BLK);
-    case Prim::PACQ_DEV: return pb_prim(SBRP_ACQ_DEV);
-    case Prim::PREL_DEV: return pb_prim(SBRP_REL_DEV);
     case Prim::EPOCH_BAR: return ticket(l1->flush(true, false), 1);
     case Prim::SYS_FENCE: return ticket(l1->flush(true, true), 2);
     case Prim::VOL_FLUSH: return ticket(l1->flush(false, true), 0);
@@ -341,7 +321,7 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
         L1Result r = l1->store(w.slot, op.addr / line_bytes_, s.data, s.mask, t, op.id);
         if (!r.done) {
             stall(w, Wait::PB, r.why == StallWhy::PB_FULL ? ST_PB_FULL : ST_EDM, t);
-            if (!(sbrp_pb_stalled(l1->pb()) >> w.slot & 1)) resume(w, t + period_ps_);
+            if (!(l1->persist_stalled() >> w.slot & 1)) resume(w, t + period_ps_);
             return true;
         }
         gpu_->publish_flag(op.addr, op.elem, op.val, id_, (persim_scope)op.scope, t);
@@ -375,13 +355,10 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
         }
         return true;
     }
-    case Prim::NVW_WI:
-    case Prim::NVW_WG:
-    case Prim::NVW_KR:
-    case Prim::NVW_ALL:
-        return exec_nvw(w, p, op, t);   // nvw.cpp
+    default:
+        hw_->exec(*this, w, p, op, t);      // the persistency model's own primitives
+        return true;
     }
-    return false;
 }
 
 void Sm::check_block_sync(BlockCtx &b, uint64_t t)
@@ -412,7 +389,7 @@ void Sm::finish_warp(WarpCtx &w, uint64_t t)
         gpu_->block_done(id_, t);
     } else {
         check_block_sync(b, t);
-        nvw_check_block(b, t);
+        hw_->on_warp_finished(*this, b, t);
         gpu_->grid_recheck(t);
     }
 }
@@ -445,25 +422,21 @@ void Sm::wake_flag_waiters(uint64_t flag, uint64_t at)
 
 void Sm::begin_drain()
 {
-    if (model_->uses_pb) {
-        drain_state_ = 1;
-        l1->set_drain_all(true);
-    } else {
-        drain_state_ = 2;
-        drain_ticket_ = l1->flush(true, true);
-    }
+    // First the L1's persist unit drains completely (if any), then every dirty line is written back.
+    drain_state_ = 1;
+    l1->set_drain_all(true);
     check_drain();
 }
 
 void Sm::check_drain()
 {
-    if (drain_state_ == 1 && l1->pb_idle()) {
+    if (drain_state_ == 1 && l1->persist_idle()) {
         drain_state_ = 2;                       // set first: the calls below re-enter check_drain
         drain_ticket_ = l1->flush(true, true);
         l1->set_drain_all(false);
     }
     if (drain_state_ == 2 && l1->ticket_done(drain_ticket_)) {
-        if (nvw_drain_pending()) return;        // nvwfifo: persist the NVW-FIFOs first (nvw.cpp)
+        if (hw_->kernel_end_pending(*this)) return;   // the model's hardware persists what it holds first
         drain_state_ = 0;
         l1->invalidate_clean(false);
         gpu_->sm_drained(id_, now_ps());
@@ -474,7 +447,7 @@ std::string Sm::describe_stuck() const
 {
     std::ostringstream o;
     static const char *wn[] = {"ready", "persist buffer", "write-back acknowledgements", "flag", "barrier", "done",
-                               "an NVW-FIFO persist barrier"};
+                               "the persistency model's hardware (persist barrier)"};
     for (const auto &w : warps_) {
         if (!w.active) continue;
         o << "  " << name() << " warp slot " << w.slot << " (block " << w.block << ", warp " << w.warp << ")";
@@ -488,9 +461,7 @@ std::string Sm::describe_stuck() const
         o << ", waiting for " << wn[(int)w.wait];
         if (w.wait == Wait::FLAG)
             o << " 0x" << std::hex << op.addr << std::dec << " == " << op.val << " (" << scope_name(op.scope) << " scope)";
-        if (w.wait == Wait::PB && l1->pb())
-            o << " (ODM=0x" << std::hex << sbrp_pb_odm(l1->pb()) << " EDM=0x" << sbrp_pb_edm(l1->pb())
-              << std::dec << " ACTR=" << sbrp_pb_actr(l1->pb()) << " entries=" << sbrp_pb_count(l1->pb()) << ")";
+        if (w.wait == Wait::PB && !l1->persist_describe().empty()) o << " (" << l1->persist_describe() << ")";
         if (w.wait == Wait::SYNC) o << (w.flag_addr ? " (grid)" : " (block)");
         o << "\n";
     }

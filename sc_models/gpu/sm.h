@@ -19,9 +19,10 @@ extern "C" {
 namespace persim {
 
 class Gpu;
-enum class NvwKind : uint8_t;   // nvw.h
 
-enum class Wait : uint8_t { NONE, PB, TICKET, FLAG, SYNC, DONE, NVW };
+// What a stalled warp waits for. PB: the L1's persist unit (its stalled() bit); PERSIST: the
+// persistency model's GPU-wide hardware (it resumes the warp, e.g. an NVW-FIFO barrier's ack).
+enum class Wait : uint8_t { NONE, PB, TICKET, FLAG, SYNC, DONE, PERSIST };
 enum StallReason : uint8_t { ST_MEM = 0, ST_EDM, ST_ODM, ST_PB_FULL, ST_BARRIER, ST_ACQUIRE, ST_SYNC, ST__COUNT };
 
 struct WarpCtx {
@@ -41,14 +42,14 @@ struct WarpCtx {
     uint8_t lines_done = 0;          // progress inside a multi-line memory op
     uint64_t mem_ready = 0;          // completion of the lines already done
     uint64_t flag_addr = 0;
-    uint8_t nvw_kind = 0;            // NvwKind of the NVW-FIFO barrier the warp waits for (nvw.cpp)
+    uint8_t persist_tag = 0;         // Wait::PERSIST: what the model's hardware will wake it for
 };
 
 struct BlockCtx {
     bool active = false;
     uint32_t block = 0;
     uint32_t live = 0, arrived = 0;  // warps not finished; warps waiting at a block sync
-    uint32_t nvw_arrived = 0;        // warps waiting at a p_barrier_wg (nvw.cpp)
+    uint32_t persist_arrived = 0;    // warps waiting at a block-wide primitive of the persistency model
     std::vector<uint32_t> slots;
 };
 
@@ -70,10 +71,17 @@ public:
     // L1Client.
     void on_pb_change(uint64_t stalled) override;
     void on_ticket_progress() override;
-    // NVW-FIFO barrier acknowledged (nvw.cpp): wake the warp (WI/ALL: slot idx), the block (WG: block slot idx),
-    // every KR waiter, or finish the kernel-end drain (END).
-    void nvw_wake(NvwKind k, uint32_t idx);
 
+    // ---- primitive execution helpers (for the persistency model's hardware, persist_model.h) ----
+    void advance_prim(WarpCtx &w);                       // the primitive took effect
+    void stall(WarpCtx &w, Wait what, uint8_t reason, uint64_t t);
+    void resume(WarpCtx &w, uint64_t at);                // the warp may go on at `at`
+    uint64_t period_ps() const { return period_ps_; }
+    int id() const { return id_; }
+    std::vector<WarpCtx> &warps() { return warps_; }
+    std::vector<BlockCtx> &blocks() { return blocks_; }
+    void check_drain();                                  // re-evaluate the kernel-end drain
+    void set_persist_hw(PersistHw *h) { hw_ = h; l1->set_persist_hw(h); }
     void report(StatsWriter &w, uint64_t sim_ps);
     std::string describe_stuck() const;
     uint64_t instructions() const { return st_.instructions; }
@@ -90,17 +98,8 @@ private:
     bool step(WarpCtx &w, uint64_t t, uint64_t &sched_cycles);
     bool exec_mem(WarpCtx &w, const persim_op &op, uint64_t t);
     bool exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t);
-    void stall(WarpCtx &w, Wait what, uint8_t reason, uint64_t t);
-    void resume(WarpCtx &w, uint64_t at);
-    void advance_prim(WarpCtx &w);
     void finish_warp(WarpCtx &w, uint64_t t);
     void check_block_sync(BlockCtx &b, uint64_t t);
-    void check_drain();
-    // NVW-FIFO persist barriers (model nvwfifo), defined in nvw.cpp.
-    bool exec_nvw(WarpCtx &w, Prim p, const persim_op &op, uint64_t t);
-    void nvw_check_block(BlockCtx &b, uint64_t t);
-    void nvw_on_launch(BlockCtx &b);
-    bool nvw_drain_pending();
 
     void log_step(const WarpCtx &w, uint64_t t, const char *what);
     std::FILE *log_ = nullptr;
@@ -109,6 +108,7 @@ private:
     int id_;
     Gpu *gpu_;
     const PersistModel *model_;
+    PersistHw *hw_;
     const persim_prog *prog_ = nullptr;
     uint64_t period_ps_, l1_hit_ps_, l2_rt_ps_;
     uint32_t line_bytes_, nsched_, max_blocks_;
@@ -119,7 +119,6 @@ private:
     uint32_t free_slots_;
     sc_core::sc_event wake_;
     int drain_state_ = 0;           // 0 idle, 1 waiting for PB, 2 waiting for write-back ticket
-    int nvw_drain_ = 0;             // kernel end under nvwfifo: 0 not started, 1 marker in flight, 2 done
     uint64_t drain_ticket_ = 0;
     struct {
         uint64_t instructions = 0, ops = 0, mem_ops = 0, blocks = 0, busy_ps = 0, first_ps = UINT64_MAX, last_ps = 0;

@@ -1,4 +1,4 @@
-// Scoped persist barriers with NVW-FIFOs (model `nvwfifo`): "Exploring the Design Space of Scoped
+// Model `nvwfifo` (persistency plug-in, persist_model.h): scoped persist barriers with NVW-FIFOs: "Exploring the Design Space of Scoped
 // Persist Barriers for GPUs" (../shared/papers/scoped-persist-barriers-nvw-fifo.txt), sections 5,
 // 6 and 6.1; docs/models/nvwfifo.md.
 //
@@ -13,7 +13,7 @@
 //   - a marker at the head of an L1 FIFO moves to the L2 FIFO (step 3); at the head of the L2 FIFO
 //     it waits until every write-back issued before it is acknowledged (step 5), then the
 //     acknowledgement returns to the L1 and the SM (step 6/7) and the stalled warps resume.
-// Barriers (Sm::exec_nvw): p_barrier_wi stalls only the issuing warp; p_barrier_wg first waits for
+// Barriers (NvwSystem::exec, the model's primitives): p_barrier_wi stalls only the issuing warp; p_barrier_wg first waits for
 // every warp of the block; p_barrier_kr waits for every warp of the kernel (all blocks resident,
 // as for a grid sync) and puts a marker into every L1 FIFO; NVW_ALL (device-scope release) puts
 // markers into every L1 FIFO and stalls only the issuing warp.
@@ -31,6 +31,8 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "persist_model.h"
+#include "sm.h"
 #include "stats.h"
 extern "C" {
 #include "nvw_fifo.h"
@@ -43,18 +45,25 @@ class Gpu;
 // What a p_flush marker's acknowledgement wakes up.
 enum class NvwKind : uint8_t { NONE = 0, WI, WG, KR, ALL, END };
 
-class NvwSystem : public sc_core::sc_module {
+extern const PersistModel kNvwModel;
+
+class NvwSystem : public sc_core::sc_module, public PersistHw {
 public:
     SC_HAS_PROCESS(NvwSystem);
-    // Builds the FIFOs and attaches itself to every L1 and to the L2 of `gpu`.
+    // Builds the FIFOs beside every L1 and the L2 of `gpu`.
     NvwSystem(sc_core::sc_module_name n, const Config &c, Gpu *gpu, uint64_t period_ps);
 
-    bool pm_in_dram() const { return pm_in_dram_; }
-
-    // ---- data path (called by L1 / L2) ----
-    void l1_store(int sm, uint32_t slot, uint64_t line_addr);   // an NV write performed in an L1
-    void l2_write(uint64_t line_addr);                           // an NV line written into the L2
-    void l2_evicted(uint64_t ack_ps);                            // NV-dirty L2 line evicted to NVM
+    // ---- PersistHw: data path (L1 / L2) ----
+    void on_l1_pm_store(int sm, uint32_t slot, uint64_t line_addr) override;   // an NV write performed in an L1
+    bool l2_pm_write_back() const override { return true; }
+    void on_l2_pm_write(uint64_t line_addr) override;                          // an NV line written into the L2
+    void on_l2_pm_evicted(uint64_t ack_ps) override;                           // NV-dirty L2 line evicted to NVM
+    // ---- PersistHw: SM and GPU ----
+    void exec(Sm &sm, WarpCtx &w, Prim p, const persim_op &op, uint64_t t) override;
+    void on_block_launch(Sm &sm, BlockCtx &b) override;
+    void on_warp_finished(Sm &sm, BlockCtx &b, uint64_t t) override;   // p_barrier_wg: whole block arrived?
+    bool kernel_end_pending(Sm &sm) override;
+    void on_grid_recheck(uint64_t t) override { kr_recheck(t); }
 
     // ---- barriers (called by Sm) ----
     void note_pbarrier(int sm, uint32_t slot);                   // a p_barrier op issued (Table 3 level)
@@ -67,8 +76,8 @@ public:
     void kr_recheck(uint64_t t);                                 // a warp or block finished
     void kernel_end(int sm);                                     // persist everything before the SM's drain ends
 
-    void report(StatsWriter &w, uint64_t sim_ps);
-    std::string describe() const;                                // FIFO state for deadlock reports
+    void report(StatsWriter &w, uint64_t sim_ps) override;
+    std::string describe() const override;                       // FIFO state for deadlock reports
 
 private:
     struct Fifo {
@@ -95,11 +104,15 @@ private:
     void schedule(uint64_t at, uint8_t type, uint64_t a);
     void event_method();
     void deliver(uint64_t tag);
+    // A barrier's acknowledgement: wake the warp (WI/ALL: slot idx), the block (WG: block slot idx),
+    // every KR waiter, or finish the SM's kernel-end drain (END).
+    void wake(Sm &sm, NvwKind k, uint32_t idx);
     void record(int scope, uint32_t level, uint64_t writes);
     uint64_t take_writes(int sm, uint32_t slot);
 
     Gpu *gpu_;
     bool pm_in_dram_;
+    std::vector<int> drain_;     // per SM, kernel end: 0 not started, 1 marker in flight, 2 done
     // persist.nvw_l2_pipelined: the L2 FIFO keeps dequeuing entries behind a marker that waits for
     // its acknowledgements; each marker waits only for the write-backs of its epoch and earlier ones
     // (the L2 core runs in ack_mode 2, which keeps the epochs and the waiting markers).

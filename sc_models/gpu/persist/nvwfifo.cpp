@@ -1,9 +1,10 @@
-// Scoped persist barriers with NVW-FIFOs (model nvwfifo): see nvw.h and docs/models/nvwfifo.md.
-#include "nvw_fifos.h"
+// Model nvwfifo: scoped persist barriers with NVW-FIFOs (see persist/nvwfifo.h, docs/models/nvwfifo.md).
+#include "persist/nvwfifo.h"
 #include <algorithm>
 #include <sstream>
 #include "cores_util.h"
 #include "gpu.h"
+#include "l2.h"
 
 namespace persim {
 using namespace sc_core;
@@ -28,8 +29,7 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu, uint64_t perio
     init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
-    for (auto *s : gpu->sms) s->l1->set_nvw(this);
-    gpu->l2->set_nvw(this);
+    drain_.assign(nsm_, 0);
     SC_METHOD(event_method);
     sensitive << ev_;
     dont_initialize();
@@ -63,7 +63,7 @@ void NvwSystem::l1_action(int sm, nvw_action a, uint64_t p)
     if (a == NVW_WRITE) {
         // Step 2: flush the line from the L1 to the L2 (the L2 appends it to its FIFO) unless an
         // earlier entry, an eviction or a kernel-end write-back already took it there.
-        if (gpu_->sms[(size_t)sm]->l1->nvw_flush_line(p)) ++q.flushed;
+        if (gpu_->sms[(size_t)sm]->l1->flush_pm_line(p)) ++q.flushed;
         else ++q.clean;
     } else if (a == NVW_MARKER) {
         // Step 3: the marker follows the lines to the L2 FIFO, one crossbar hop later.
@@ -86,7 +86,7 @@ void NvwSystem::l1_pump(int sm)
     q.hist.update(now_ps(), nvw_fifo_count(q.f));
 }
 
-void NvwSystem::l1_store(int sm, uint32_t slot, uint64_t la)
+void NvwSystem::on_l1_pm_store(int sm, uint32_t slot, uint64_t la)
 {
     ++writes_[(size_t)sm * nslots_ + slot];
     Fifo &q = l1_[(size_t)sm];
@@ -114,9 +114,9 @@ void NvwSystem::push_marker(int sm, uint64_t tag)
 
 // ---- L2 FIFO --------------------------------------------------------------------------------
 
-void NvwSystem::l2_write(uint64_t la) { l2_push(false, la); }
+void NvwSystem::on_l2_pm_write(uint64_t la) { l2_push(false, la); }
 
-void NvwSystem::l2_evicted(uint64_t ack_ps)
+void NvwSystem::on_l2_pm_evicted(uint64_t ack_ps)
 {
     ++l2_evictions_;
     evict_until_ = std::max(evict_until_, ack_ps);
@@ -149,7 +149,7 @@ void NvwSystem::l2_pump()
             if (!marker) ++l2_.forced;
             const uint32_t ep = nvw_fifo_last_epoch(l2_.f);
             uint64_t ack = 0;
-            if (gpu_->l2->nvw_writeback(p, &ack)) {
+            if (gpu_->l2->writeback_pm_line(p, &ack)) {
                 ++l2_.flushed;
                 schedule(ack, 0, ep);
             } else {
@@ -210,9 +210,9 @@ void NvwSystem::deliver(uint64_t tag)
     ++lat_[k].n;
     lat_[k].ps += now_ps() - g.issued_ps;
     if (g.kind == NvwKind::KR) {
-        for (auto *s : gpu_->sms) s->nvw_wake(NvwKind::KR, 0);
+        for (auto *s : gpu_->sms) wake(*s, NvwKind::KR, 0);
     } else {
-        gpu_->sms[(size_t)g.sm]->nvw_wake(g.kind, g.idx);
+        wake(*gpu_->sms[(size_t)g.sm], g.kind, g.idx);
     }
 }
 
@@ -276,12 +276,8 @@ void NvwSystem::kr_arrive(bool pbarrier, uint64_t t)
 void NvwSystem::kr_recheck(uint64_t t)
 {
     (void)t;
-    if (kr_arrived_ == 0 || gpu_->kernel_ >= gpu_->prog_->nkernels) return;
-    const persim_kernel &k = gpu_->prog_->kernels[gpu_->kernel_];
-    if (gpu_->next_block_ < k.nblocks) return;           // every workgroup must be resident
-    uint32_t unfinished = 0;
-    for (auto *s : gpu_->sms) unfinished += s->unfinished_warps();
-    if (kr_arrived_ < unfinished) return;                // step 1: every wavefront of the kernel
+    if (kr_arrived_ == 0 || !gpu_->kernel_resident()) return;   // every workgroup must be resident
+    if (kr_arrived_ < gpu_->unfinished_warps()) return;          // step 1: every wavefront of the kernel
     kr_arrived_ = 0;
     uint64_t w = 0;
     uint32_t lvl = 0;
@@ -387,105 +383,161 @@ void NvwSystem::report(StatsWriter &w, uint64_t sim_ps)
     }
 }
 
-// ---- SM side (members of Sm, here to keep sm.cpp small) -------------------------------------
+// ---- SM side ----------------------------------------------------------------------------------
 
-bool Sm::exec_nvw(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
+void NvwSystem::exec(Sm &sm, WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
 {
-    NvwSystem *n = gpu_->nvw;
     const bool pbar = op.kind == OPK_PBARRIER;
-    advance_prim(w);
-    if (!n || n->pm_in_dram()) {
+    sm.advance_prim(w);
+    if (pm_in_dram_) {
         // DRAM-only baseline: the persist barrier has nothing to persist and is not executed.
-        w.ready_ps = t + period_ps_;
-        return true;
+        w.ready_ps = t + sm.period_ps();
+        return;
     }
-    if (pbar) n->note_pbarrier(id_, w.slot);
-    stall(w, Wait::NVW, ST_BARRIER, t);
+    const int id = sm.id();
+    if (pbar) note_pbarrier(id, w.slot);
+    sm.stall(w, Wait::PERSIST, ST_BARRIER, t);
     switch (p) {
     case Prim::NVW_WG: {
-        w.nvw_kind = (uint8_t)NvwKind::WG;
-        BlockCtx &b = blocks_[w.block_slot];
-        ++b.nvw_arrived;
-        nvw_check_block(b, t);
+        w.persist_tag = (uint8_t)NvwKind::WG;
+        BlockCtx &b = sm.blocks()[w.block_slot];
+        ++b.persist_arrived;
+        on_warp_finished(sm, b, t);       // the same check: has every live warp of the block arrived?
         break;
     }
     case Prim::NVW_KR:
-        w.nvw_kind = (uint8_t)NvwKind::KR;
-        n->kr_arrive(pbar, t);
+        w.persist_tag = (uint8_t)NvwKind::KR;
+        kr_arrive(pbar, t);
         break;
     case Prim::NVW_ALL:
-        w.nvw_kind = (uint8_t)NvwKind::ALL;
-        n->barrier_warp(id_, w.slot, true, pbar);
+        w.persist_tag = (uint8_t)NvwKind::ALL;
+        barrier_warp(id, w.slot, true, pbar);
         break;
     default:
-        w.nvw_kind = (uint8_t)NvwKind::WI;
-        n->barrier_warp(id_, w.slot, false, pbar);
+        w.persist_tag = (uint8_t)NvwKind::WI;
+        barrier_warp(id, w.slot, false, pbar);
         break;
     }
-    return true;
 }
 
-void Sm::nvw_check_block(BlockCtx &b, uint64_t t)
+void NvwSystem::on_warp_finished(Sm &sm, BlockCtx &b, uint64_t)
 {
-    (void)t;
-    if (!gpu_->nvw || b.nvw_arrived == 0 || b.nvw_arrived < b.live) return;
-    b.nvw_arrived = 0;
-    const uint32_t bs = (uint32_t)(&b - blocks_.data());
+    if (b.persist_arrived == 0 || b.persist_arrived < b.live) return;
+    b.persist_arrived = 0;
+    auto &blocks = sm.blocks();
+    auto &warps = sm.warps();
+    const uint32_t bs = (uint32_t)(&b - blocks.data());
     std::vector<uint32_t> slots;
     for (uint32_t s : b.slots)
-        if (warps_[s].active && warps_[s].block_slot == bs && warps_[s].block == b.block) slots.push_back(s);
-    gpu_->nvw->barrier_block(id_, bs, slots, true);
+        if (warps[s].active && warps[s].block_slot == bs && warps[s].block == b.block) slots.push_back(s);
+    barrier_block(sm.id(), bs, slots, true);
 }
 
-void Sm::nvw_on_launch(BlockCtx &b)
+void NvwSystem::on_block_launch(Sm &sm, BlockCtx &b)
 {
-    b.nvw_arrived = 0;
-    if (gpu_->nvw)
-        for (uint32_t s : b.slots) gpu_->nvw->on_launch(id_, s);
+    for (uint32_t s : b.slots) on_launch(sm.id(), s);
 }
 
-bool Sm::nvw_drain_pending()
+bool NvwSystem::kernel_end_pending(Sm &sm)
 {
-    if (!gpu_->nvw || gpu_->nvw->pm_in_dram()) return false;
-    if (nvw_drain_ == 0) {
+    if (pm_in_dram_) return false;
+    int &st = drain_[(size_t)sm.id()];
+    if (st == 0) {
         // Kernel end: the L1's dirty lines are in the L2 now; a marker persists every NV line.
-        nvw_drain_ = 1;
-        gpu_->nvw->kernel_end(id_);
+        st = 1;
+        kernel_end(sm.id());
         return true;
     }
-    if (nvw_drain_ == 1) return true;
-    nvw_drain_ = 0;
+    if (st == 1) return true;
+    st = 0;
     return false;
 }
 
-void Sm::nvw_wake(NvwKind k, uint32_t idx)
+void NvwSystem::wake(Sm &sm, NvwKind k, uint32_t idx)
 {
     const uint64_t t = now_ps();
-    auto wake = [&](WarpCtx &w, NvwKind want) {
-        if (w.active && w.wait == Wait::NVW && w.nvw_kind == (uint8_t)want) {
-            w.nvw_kind = 0;
-            resume(w, t + period_ps_);
+    auto &warps = sm.warps();
+    auto one = [&](WarpCtx &w, NvwKind want) {
+        if (w.active && w.wait == Wait::PERSIST && w.persist_tag == (uint8_t)want) {
+            w.persist_tag = 0;
+            sm.resume(w, t + sm.period_ps());
         }
     };
     switch (k) {
     case NvwKind::WI:
     case NvwKind::ALL:
-        wake(warps_[idx], k);
+        one(warps[idx], k);
         break;
     case NvwKind::WG:
-        for (uint32_t s : blocks_[idx].slots)
-            if (warps_[s].block_slot == idx) wake(warps_[s], k);
+        for (uint32_t s : sm.blocks()[idx].slots)
+            if (warps[s].block_slot == idx) one(warps[s], k);
         break;
     case NvwKind::KR:
-        for (auto &w : warps_) wake(w, k);
+        for (auto &w : warps) one(w, k);
         break;
     case NvwKind::END:
-        nvw_drain_ = 2;
-        check_drain();
+        drain_[(size_t)sm.id()] = 2;
+        sm.check_drain();
         break;
     default:
         break;
     }
 }
+
+// ---- the model ----------------------------------------------------------------------------------
+
+namespace {
+
+// Scoped persist barriers with NVW-FIFOs (scoped-persist-barriers-nvw-fifo.txt, sections 5, 6.1;
+// docs/models/nvwfifo.md). Persist barriers map to their scope; the other intents of the SBRP
+// workloads map to the barrier that gives their ordering without an execution wait that flag-based
+// code could deadlock on: order/durable = p_barrier_wi (the implementation persists at the
+// barrier, so it is a durability point too); a release first persists (block scope: marker into
+// the CU's L1 FIFO, which holds every NV write of the block; device scope: the kernel-scope persist
+// action, markers into every L1 FIFO) and then is a plain scoped release (the S-FIFO baseline of
+// section 3); an acquire is a plain scoped acquire (what it acquires is durable already).
+int lower_nvw(const persim_op &op, Prim out[4])
+{
+    int n = 0;
+    switch (op.kind) {
+    case OPK_ORDER:
+    case OPK_DURABLE:
+        out[n++] = Prim::NVW_WI;
+        break;
+    case OPK_PBARRIER:
+        out[n++] = op.scope <= SCOPE_WARP ? Prim::NVW_WI : op.scope == SCOPE_BLOCK ? Prim::NVW_WG : Prim::NVW_KR;
+        break;
+    case OPK_RELEASE:
+        if (lower_wide(op)) {
+            out[n++] = Prim::NVW_ALL;
+            out[n++] = Prim::VOL_FLUSH;
+        } else {
+            out[n++] = Prim::NVW_WI;
+        }
+        out[n++] = Prim::FLAG_STORE;
+        break;
+    case OPK_ACQUIRE:
+        out[n++] = Prim::FLAG_WAIT;
+        if (lower_wide(op)) out[n++] = Prim::L1_INV;
+        break;
+    case OPK_SYNC:
+        out[n++] = Prim::SYNC;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+
+std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu)
+{
+    return std::make_unique<NvwSystem>("nvw", c, &gpu, gpu.period_ps());
+}
+
+} // namespace
+
+const PersistModel kNvwModel{"nvwfifo", "scoped persist barriers (p_barrier_wi/wg/kr) with NVW-FIFOs beside the L1s and the L2",
+                             lower_nvw, nullptr, make_hw};
 
 } // namespace persim

@@ -1,0 +1,3 @@
+#pragma once
+#include "persist_model.h"
+namespace persim { extern const PersistModel kGpmModel; }
