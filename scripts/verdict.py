@@ -144,6 +144,44 @@ def fmt_ci(m, h, n, nd=2):
     return f"{m:.{nd}f} ± {h:.{nd}f}"
 
 
+# ---------------------------------------------------------------------------------------------
+# Quantities per seed, for the figure scripts.
+
+NAN = float("nan")
+
+
+class PS:
+    """A quantity per input seed: v = {seed: value}; exact = built only from seed-independent runs
+    (then v holds one seed)."""
+    __slots__ = ("v", "exact")
+
+    def __init__(self, v, exact):
+        self.v, self.exact = v, exact
+
+    def one(self):
+        return self.v[min(self.v)] if self.v else NAN
+
+    def summary(self):
+        return summarize(list(self.v.values()), exact=self.exact)
+
+
+def lift(f, *args):
+    """f applied seed by seed (an exact argument is the same for every seed)."""
+    if all(a.exact for a in args):
+        return PS({1: f(*[a.one() for a in args])}, True)
+    seeds = sorted(set().union(*[set(a.v) for a in args if not a.exact]))
+    return PS({s: f(*[a.one() if a.exact else a.v.get(s, NAN) for a in args]) for s in seeds}, False)
+
+
+def _ratio(a, b):
+    return a / b if not isnan(a) and not isnan(b) and b != 0 else NAN
+
+
+def ratio(a, b):
+    return lift(_ratio, a, b)
+
+
+
 class Claims:
     """Collects the claims of one README and renders the verdict table."""
 
@@ -156,7 +194,7 @@ class Claims:
         v, why = verdict(m, h, paper, kind, tol)
         if paper_text is None:
             paper_text = fmt(paper) if paper is not None else {"greater": "> 1", "less": "< 1", "equal": "1.00"}.get(kind, "-")
-        ratio = m / paper if paper not in (None, 0) and not isnan(m) else float("nan")
+        ratio = m / paper if paper not in (None, 0) and not isnan(m) else (m if kind == "equal" else NAN)
         self.rows.append(dict(where=where, claim=claim, m=m, h=h, n=n, paper=paper, paper_text=paper_text,
                               ratio=ratio, verdict=v, why=why, tol=tol, kind=kind))
         return v
