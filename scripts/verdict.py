@@ -134,9 +134,15 @@ def fmt(x, nd=2):
 
 
 def fmt_ci(m, h, n, nd=2):
-    """'1.23 ± 0.04' ; exact numbers: '1.23 (exact)'; one seed of a random workload: '1.23 (1 seed)'."""
+    """'1.23 ± 0.04' ; exact numbers: '1.23 (exact)'; one seed of a random workload: '1.23 (1 seed)'.
+    Numbers too small for nd decimals get two significant digits."""
     if isnan(m):
         return "n/a"
+    if m != 0 and abs(m) < 10 ** (1 - nd):
+        f = lambda x: f"{x:.2g}"
+        if n == 1 and h == 0.0:
+            return f"{f(m)} (exact)"
+        return f"{f(m)} (1 seed)" if isnan(h) else f"{f(m)} ± {f(h)}"
     if n == 1 and h == 0.0:
         return f"{m:.{nd}f} (exact)"
     if isnan(h):
@@ -210,7 +216,7 @@ class Claims:
              "|---|---|---|---|---|---|---|"]
         for r in self.rows:
             L.append(f"| {r['where']} | {r['claim']} | {fmt_ci(r['m'], r['h'], r['n'], nd)} | {r['paper_text']} | "
-                     f"{fmt(r['ratio'])} | {r['tol']:.0%} | **{r['verdict']}** ({r['why']}) |")
+                     f"{fmt(r['ratio']) if isnan(r['ratio']) or abs(r['ratio']) >= 0.01 else format(r['ratio'], '.2g')} | {r['tol']:.0%} | **{r['verdict']}** ({r['why']}) |")
         return "\n".join(L)
 
     def summary(self):
