@@ -14,6 +14,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -62,9 +63,15 @@ def match(r, kv):
     return True
 
 
+def seed_of(r):
+    """The input seed of a sweep row, from its point name (`-seed<N>-`)."""
+    m = re.search(r"-seed(\d+)(-|$)", r.get("point", ""))
+    return int(m.group(1)) if m else int(r.get("seed") or 1)
+
+
 def rows_of(rows, **kv):
     """{seed: row} of the rows matching kv (status ok or not)."""
-    return {int(r.get("seed") or 1): r for r in rows if match(r, kv)}
+    return {seed_of(r): r for r in rows if match(r, kv)}
 
 
 def ns(rows, **kv):
