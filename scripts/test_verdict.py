@@ -33,6 +33,22 @@ class Spread(unittest.TestCase):
         self.assertEqual(V.fmt_ci(1.5, 0.04, 5), "1.50 ± 0.04")
 
 
+class PerSeed(unittest.TestCase):
+    def test_lift_pairs_seeds_and_broadcasts(self):
+        a = V.PS({1: 2.0, 2: 4.0, 3: 6.0}, False)
+        b = V.PS({1: 1.0, 2: 2.0, 3: 2.0}, False)
+        e = V.PS({1: 2.0}, True)                  # seed-independent
+        c = V.PS({1: 3.0}, False, const=True)     # one seed, used for every seed
+        self.assertEqual(V.ratio(a, b).v, {1: 2.0, 2: 2.0, 3: 3.0})
+        self.assertEqual(V.ratio(a, e).v, {1: 1.0, 2: 2.0, 3: 3.0})
+        self.assertTrue(V.ratio(e, e).exact)
+        r = V.ratio(c, e)
+        self.assertFalse(r.exact)
+        self.assertTrue(r.const)
+        self.assertTrue(math.isnan(r.summary()[1]))   # spread unknown
+        self.assertEqual(V.lift(lambda x, y: x + y, a, c).v, {1: 5.0, 2: 7.0, 3: 9.0})
+
+
 class Rule(unittest.TestCase):
     def test_matches(self):
         # paper 1.14, persim 1.10 +- 0.02: same side of 1.0, within 10%

@@ -138,6 +138,8 @@ def fmt_ci(m, h, n, nd=2):
     Numbers too small for nd decimals get two significant digits."""
     if isnan(m):
         return "n/a"
+    if not isnan(h) and abs(h) < 1e-9 * max(abs(m), 1e-300):
+        h = 0.0 if n == 1 else abs(h) * 0.0      # floating-point residue of identical values
     if m != 0 and abs(m) < 10 ** (1 - nd):
         f = lambda x: f"{x:.2g}"
         if n == 1 and h == 0.0:
@@ -158,11 +160,15 @@ NAN = float("nan")
 
 class PS:
     """A quantity per input seed: v = {seed: value}; exact = built only from seed-independent runs
-    (then v holds one seed)."""
-    __slots__ = ("v", "exact")
+    (then v holds one seed); const = run at one seed only and used for every seed when combined with
+    seed-dependent quantities (its own spread is unknown: summary() gives n = 1, half-width nan)."""
+    __slots__ = ("v", "exact", "const")
 
-    def __init__(self, v, exact):
-        self.v, self.exact = v, exact
+    def __init__(self, v, exact, const=False):
+        self.v, self.exact, self.const = v, exact, const
+
+    def fixed(self):
+        return self.exact or self.const
 
     def one(self):
         return self.v[min(self.v)] if self.v else NAN
@@ -172,11 +178,11 @@ class PS:
 
 
 def lift(f, *args):
-    """f applied seed by seed (an exact argument is the same for every seed)."""
-    if all(a.exact for a in args):
-        return PS({1: f(*[a.one() for a in args])}, True)
-    seeds = sorted(set().union(*[set(a.v) for a in args if not a.exact]))
-    return PS({s: f(*[a.one() if a.exact else a.v.get(s, NAN) for a in args]) for s in seeds}, False)
+    """f applied seed by seed (an exact or const argument is the same for every seed)."""
+    if all(a.fixed() for a in args):
+        return PS({1: f(*[a.one() for a in args])}, all(a.exact for a in args), not all(a.exact for a in args))
+    seeds = sorted(set().union(*[set(a.v) for a in args if not a.fixed()]))
+    return PS({s: f(*[a.one() if a.fixed() else a.v.get(s, NAN) for a in args]) for s in seeds}, False)
 
 
 def _ratio(a, b):
