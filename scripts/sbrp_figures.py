@@ -652,7 +652,14 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_sbrp, check, ti
     A("|---|---|---|---|---|")
     for (wl, p), d in f7.items():
         m, h, n = d["share"].summary()
-        sh = "n/a (no gain)" if isnan(m) else (V.fmt_ci(100 * m, 100 * h if not isnan(h) else h, n, 0) + "%")
+        if isnan(m):
+            sh = "n/a (no gain)"
+        elif d["share"].exact:
+            sh = f"{100 * m:.0f}% (exact)"
+        elif isnan(h):
+            sh = f"{100 * m:.0f}% (1 seed)"
+        else:
+            sh = f"{100 * m:.0f}% ± {100 * h:.0f}"
         A(f"| {wl} | {p} | {cell(d['buffering'])} | {cell(d['total'])} | {sh} |")
     A("")
     A(NOTES["fig7"])
@@ -761,7 +768,7 @@ NOTES = {
         "**What the verdicts show:** PM-near beats PM-far for both models, SBRP beats epoch on PM-near (by more "
         "than the paper says on average), epoch-far beats GPM on average, and MQ, scan and SRAD gain from SBRP on "
         "both placements. On persim's PCIe-based PM-far, SBRP only matches epoch on average (gpKVS and HM are "
-        "slower under SBRP-far), PM-near's advantage over PM-far is about half the paper's, reduction, the paper's "
+        "slower under SBRP-far), PM-near's advantage over PM-far is much smaller than the paper's, reduction, the paper's "
         "biggest winner (1.90x / 1.68x), gains under 10%, and the abstract's \"up to 3.45x over GPM\" is "
         "{gpm_max} here ({gpm_max_art} with the artifact's PM-far model). **Why:** persim models "
         "PM-far as a real PCIe link (a flush and its acknowledgement both cross it), so an SBRP persist round "
@@ -779,7 +786,7 @@ NOTES = {
         "levels. SRAD gains more near (paper: all models similar) because each warp's oFence between the "
         "derivative writes and the image write is an epoch barrier that waits for the SM's flushes, while under "
         "SBRP it does not stall. The abstract's \"up to 3.45x\" over GPM is not reached for the same reasons: "
-        "persim's largest SBRP-over-GPM ratio is SRAD's SBRP-near ({gpm_max}), since on persim's PCIe far near beats "
+        "persim's largest SBRP-over-GPM ratio is SRAD's SBRP-near, since on persim's PCIe far near beats "
         "far by less than in the paper, and reduction, the one workload where GPM is clearly slower than epoch "
         "(0.83), gains little from SBRP."),
     "fig6_art": (
@@ -815,7 +822,7 @@ NOTES = {
         "bandwidth, not latency, is the bottleneck holds in persim too (SBRP gains about the same with and "
         "without eADR)."),
     "fig10": (
-        "**(a) Differs from \"within 1%\":** on average the 50% PB is a few percent *better* than the 100% PB "
+        "**(a) Differs from \"within 1%\":** on average the 50% PB is about 3% *better* than the 100% PB "
         "(see the verdict table: outside the paper's 1%), and all of that difference comes from SRAD; every other "
         "workload, HM included, is flat between 50% and 100% (per-workload ratios above). The paper's anomaly "
         "(50% better than 100%) is HM's; persim's is SRAD's: a PB as large as the L1 lets buffered output lines "
@@ -838,11 +845,11 @@ NOTES = {
         "recovery is slower under SBRP for the paper's reason: its restores and log clear end in a dFence, which "
         "drains the persist buffer at most 6 flushes in flight per SM, while the epoch barrier writes back every "
         "dirty PM line of the SM at once (SBRP's warps stall on ODM where epoch's stall on the barrier); MQ and "
-        "reduction, which persist little, are close to 1.0; recovery is a small fraction of the crash-free run. "
+        "reduction, which persist little, are within 6% of 1.0; recovery is a small fraction of the crash-free run. "
         "**Differs:** (1) the figure's own bars put each model at the worst point of *its own* run, and the runs "
         "differ: what is durable at a crash depends on the model's timing, and the worst of the sampled SBRP "
-        "points can have a larger gpKVS log than the worst epoch point, so gpKVS is much slower there (the "
-        "same-image row removes that); the paper crashes both at the same logical point. (2) SRAD and scan are "
+        "points can have a larger gpKVS log than the worst epoch point, so gpKVS's ratio there swings with the seed "
+        "(its CI contains 1.0; the same-image row removes that); the paper crashes both at the same logical point. (2) SRAD and scan are "
         "identical in persim (paper: scan < 5% slower): their recovery is native, and persim counts as recovery "
         "only the kernel that reads the progress markers (coefficients, step flags), which persists nothing; the "
         "recomputed steps are the resumed work. (3) HM can be a few percent *faster* under SBRP on the same images "
@@ -850,7 +857,9 @@ NOTES = {
         "few slots, so it is dominated by loads, and epoch's per-warp barriers stall longer than SBRP's dFences. "
         "(4) Recovery is a few % of the crash-free run, highest for HM, where the paper reports up to 42%, highest "
         "for gpKVS: persim's gpKVS keeps one log entry per thread group (at most the in-flight inserts are logged), "
-        "while the paper's crash just before the transaction completes leaves the whole batch to re-insert."),
+        "while the paper's crash just before the transaction completes leaves the whole batch to re-insert. (5) MQ's "
+        "recovery is about 6% slower under SBRP (paper: identical), on its own worst points and on the same images "
+        "alike; not investigated further."),
 }
 
 
@@ -902,7 +911,7 @@ def main():
     f11 = fig11(a.out, a.out, plt, a.persim, not a.no_run, a.jobs)
     total = time.time() - t0
     tfile = os.path.join(a.out, "timing.json")
-    if not a.no_run:
+    if not a.no_run and a.force:     # a full regeneration (resumed sweeps would understate it)
         json.dump({"wall_s": round(total, 1), "sweeps_s": round(run_s, 1), "jobs": a.jobs, "force": a.force,
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
     try:

@@ -602,7 +602,7 @@ def main():
     t3 = table3(args.out, args.out) if f5 else None
     lg = logging_cost(args.out, args.out) if f5 and have("logging") else None
     tfile = os.path.join(args.out, "timing.json")
-    if not args.no_run and args.only == "all":
+    if not args.no_run and args.only == "all" and args.force:   # a full regeneration only
         json.dump({"wall_s": round(time.time() - t0, 1), "jobs": args.jobs, "force": args.force,
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
     try:
