@@ -282,7 +282,10 @@ def fig7(res, out, plt, ns6):
         ax.set_title("persim: SBRP Figure 7, SBRP over epoch: buffering alone (block scope promoted) + scopes\n"
                      + EXACT_NOTE, fontsize=9)
         ax.set_ylim(0, max([x[0] + (0 if isnan(x[1]) else x[1]) for x in t + b] + [1.0]) * 1.3)
-        ax.legend(fontsize=8, loc="upper left")
+        from matplotlib.patches import Patch
+        ax.legend([Patch(facecolor="C0"), Patch(facecolor="C1"), Patch(facecolor="grey", hatch="///", edgecolor="white")],
+                  ["buffering (SBRP, block scope promoted to device)", "scopes (SBRP - promoted)", "seed-independent"],
+                  fontsize=8, loc="upper left")
         fig.tight_layout()
         fig.savefig(os.path.join(out, "fig7.png"), dpi=120)
         plt.close(fig)
