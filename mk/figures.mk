@@ -1,7 +1,10 @@
 # SBRP evaluation figures (included by the top Makefile; uses BUILD, PERSIM, PYTHON, JOBS from there).
 #   make figures          run every sweep in configs/experiments/sbrp/ (points whose results exist
 #                         and are newer than the persim binary are skipped) and redraw results/sbrp/:
-#                         figN.csv, figN.png, README.md (persim beside the paper's numbers)
+#                         figN.csv, figN.png, README.md (persim beside the paper's numbers): input
+#                         seeds 1-3 per spec, mean and 95% CI per number, verdicts by the rule of
+#                         scripts/verdict.py (docs/figures.md); the wall time goes into timing.json
+#                         and the README
 #   make figures FORCE=1  rerun every point;  FIG_JOBS=N  runs at a time (default: JOBS = cores)
 #   make figures-plot     only redraw from the existing sweep CSVs
 .PHONY: figures figures-plot
