@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include "system_cfg.h"
 #include "check.h"
 #include "proc.h"
 extern "C" {
@@ -236,7 +237,7 @@ void CrashDriver::on_loaded(const LoadedProgram &lp)
     log_.begin(lp.prog, lp.init);
     if (o_.model_images) {
         std::string err;
-        if (!build_pmo(lp.prog, lp.init, *model_, (uint64_t)cfg_.i("system.pm_base"), g_, err)) throw ConfigError(err);
+        if (!build_pmo(lp.prog, lp.init, *model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
     }
 }
 
@@ -265,7 +266,7 @@ std::string CrashDriver::try_image(const LoadedProgram &lp, const mem_image *dur
 mem_image *CrashDriver::model_image(uint64_t k, uint64_t end_ps, uint64_t *tau, double *q, size_t *nstores)
 {
     const persim_prog *p = log_.prog();
-    const uint64_t pm_base = (uint64_t)cfg_.i("system.pm_base");
+    const uint64_t pm_base = SystemCfg::from(cfg_).pm_base;
     wl_rng r;
     wl_rng_seed(&r, o_.seed * 0x9E3779B97F4A7C15ull + k + 1);
     *tau = wl_rng_below(&r, end_ps + 1);
@@ -477,7 +478,7 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
         // ones and duplicates (the same set of durable stores as an earlier one).
         if (o_.sample < 0) {
             const persim_prog *p = log_.prog();
-            const uint64_t pm_base = (uint64_t)cfg_.i("system.pm_base");
+            const uint64_t pm_base = SystemCfg::from(cfg_).pm_base;
             std::set<std::pair<uint64_t, uint64_t>> seen;   // (size, hash) of each image's store set
             std::vector<uint32_t> chosen;
             for (uint32_t q : g_.requires_) {

@@ -15,6 +15,7 @@
 #include "sim.h"
 #include "sweep.h"
 #include "system.h"
+#include "system_cfg.h"
 #include "version.h"
 extern "C" {
 #include "func_exec.h"
@@ -248,10 +249,11 @@ int cmd_trace(const Args &a)
     const persim_workload *wl = wl_find(a.workload.c_str());
     if (!wl) die("unknown workload '" + a.workload + "' (see persim list workloads)");
     wl_params prm{};
-    prm.size = c.i("workload.size") ? (uint64_t)c.i("workload.size") : a.size == "small" ? wl->small_size : wl->default_size;
-    prm.seed = (uint64_t)c.i("sim.seed");
+    const SystemCfg sc = SystemCfg::from(c);
+    prm.size = sc.workload_size ? sc.workload_size : a.size == "small" ? wl->small_size : wl->default_size;
+    prm.seed = sc.seed;
     system_of(c).workload_params(c, &prm);
-    prm.pm_base = (uint64_t)c.i("system.pm_base");
+    prm.pm_base = sc.pm_base;
     prm.vol_base = PERSIM_VOL_BASE;
     persim_prog *p = prog_new();
     mem_image *img = mem_new();
@@ -318,7 +320,7 @@ int cmd_run(const Args &a)
     if (!a.quiet) {
         const auto &sm = r.stats["summary"];
         auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].get<double>() : 0.0; };
-        std::printf("persim %s: model %s, %s, %s\n", version(), s.model.c_str(), s.cfg.s("system.pm_placement").c_str(),
+        std::printf("persim %s: model %s, %s, %s\n", version(), s.model.c_str(), SystemCfg::from(s.cfg).placement.c_str(),
                     s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str());
         std::printf("  status            %s%s\n", r.status.c_str(), r.verified ? " (results verified)" : "");
         std::printf("  simulated time    %.3f us (%llu cycles)\n", v("sim_ns") / 1000.0, (unsigned long long)r.cycles);
@@ -364,7 +366,7 @@ int cmd_check(const Args &a)
     s.observer = &chk;
     RunResult r = run_simulation(s);
     std::printf("persim check: model %s, %s, %s: run %s, %.3f us simulated\n", s.model.c_str(),
-                s.cfg.s("system.pm_placement").c_str(),
+                SystemCfg::from(s.cfg).placement.c_str(),
                 s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str(), r.status.c_str(),
                 r.sim_ps / 1e6);
     std::printf("%s", chk.text().c_str());

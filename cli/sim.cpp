@@ -11,6 +11,7 @@
 #include <systemc>
 #include "persist_model.h"
 #include "system.h"
+#include "system_cfg.h"
 #include "version.h"
 extern "C" {
 #include "op.h"
@@ -63,12 +64,13 @@ void load_program(const RunSpec &s, Loaded &L)
             throw ConfigError("unknown workload '" + s.workload + "' (available: " + all + ")");
         }
         wl_params prm{};
-        L.size = (uint64_t)s.cfg.i("workload.size");
+        const SystemCfg sc = SystemCfg::from(s.cfg);
+        L.size = sc.workload_size;
         prm.size = L.size ? L.size : (s.small ? L.wl->small_size : L.wl->default_size);
         L.size = prm.size;
-        prm.seed = (uint64_t)s.cfg.i("sim.seed");
+        prm.seed = sc.seed;
         system_of(s.cfg).workload_params(s.cfg, &prm);
-        prm.pm_base = (uint64_t)s.cfg.i("system.pm_base");
+        prm.pm_base = sc.pm_base;
         prm.vol_base = PERSIM_VOL_BASE;
         L.prog = prog_new();
         L.img = mem_new();
@@ -77,7 +79,7 @@ void load_program(const RunSpec &s, Loaded &L)
     }
     if (prog_validate(L.prog, err, sizeof err) != 0)
         throw ConfigError((s.trace.empty() ? "workload '" + s.workload + "'" : s.trace) + ": invalid program: " + err);
-    if (s.cfg.b("persist.promote_block_scope")) promote_block_scope(L.prog);   // SBRP Figure 7
+    if (SystemCfg::from(s.cfg).promote_block_scope) promote_block_scope(L.prog);   // SBRP Figure 7
     system_of(s.cfg).validate(s.cfg, L.prog);
 }
 
@@ -85,9 +87,10 @@ std::string auto_name(const RunSpec &s, uint64_t size)
 {
     std::string src = s.trace.empty() ? s.workload : fs::path(s.trace).stem().string();
     std::ostringstream o;
-    o << s.model << "-" << s.cfg.s("system.pm_placement") << (s.cfg.b("system.eadr") ? "-eadr" : "") << "-" << src;
+    const SystemCfg sc = SystemCfg::from(s.cfg);
+    o << s.model << "-" << sc.placement << (sc.eadr ? "-eadr" : "") << "-" << src;
     if (size) o << "-n" << size;
-    o << "-seed" << s.cfg.i("sim.seed");
+    o << "-seed" << sc.seed;
     return o.str();
 }
 
@@ -115,9 +118,10 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     const json &sm = r.stats["summary"];
     auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].dump() : std::string("0"); };
     if (fresh) o << header << "\n";
-    o << s.cfg.s("system.name") << "," << s.model << "," << s.cfg.s("system.pm_placement") << ","
-      << (s.cfg.b("system.eadr") ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
-      << s.cfg.i("sim.seed") << "," << r.status << "," << (r.verified ? 1 : 0) << "," << v("sim_ns") << ","
+    const SystemCfg sc = SystemCfg::from(s.cfg);
+    o << sc.name << "," << s.model << "," << sc.placement << ","
+      << (sc.eadr ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
+      << sc.seed << "," << r.status << "," << (r.verified ? 1 : 0) << "," << v("sim_ns") << ","
       << v("gpu_cycles") << "," << v("warp_instructions") << "," << v("pm_stores") << "," << v("pm_flushes") << ","
       << v("persisted_writes") << "," << v("nvm_write_bytes") << "," << v("nvm_read_bytes") << ","
       << v("l1_pm_read_misses") << "," << v("stall_edm_cycles") << "," << v("stall_odm_cycles") << ","
@@ -164,8 +168,9 @@ RunResult run_simulation(const RunSpec &spec)
         top->trace(tf);
     }
 
-    const uint64_t limit_ps = (uint64_t)(spec.cfg.f("sim.max_time_ms") * 1e9);
-    const int64_t progress_ms = spec.cfg.i("sim.progress_ms");
+    const SystemCfg sys = SystemCfg::from(spec.cfg);
+    const uint64_t limit_ps = (uint64_t)(sys.max_time_ms * 1e9);
+    const int64_t progress_ms = sys.progress_ms;
     const uint64_t slice_ps = 20'000'000;      // 20 us of simulated time between progress checks
     auto last_print = host0;
     bool printed = false;
@@ -182,7 +187,7 @@ RunResult run_simulation(const RunSpec &spec)
         if (now_ps() >= limit_ps) {
             res.status = "timeout";
             res.code = EXIT_STUCK;
-            res.message = "run did not finish within sim.max_time_ms = " + std::to_string(spec.cfg.f("sim.max_time_ms")) +
+            res.message = "run did not finish within sim.max_time_ms = " + std::to_string(sys.max_time_ms) +
                           " ms of simulated time\n" + top->describe_stuck();
             break;
         }

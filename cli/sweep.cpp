@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
+#include "system_cfg.h"
 #include "config.h"
 #include "persist_model.h"
 #include "proc.h"
@@ -494,8 +495,8 @@ json expected_config(const Point &p, uint64_t *size)
     if (p.size_arg != "small" && p.size_arg != "default") c.set_kv("workload.size=" + p.size_arg, "--size");
     if (!p.seed.empty()) c.set_kv("sim.seed=" + p.seed, "--seed");
     const persim_workload *wl = wl_find(p.workload.c_str());
-    *size = c.i("workload.size") ? (uint64_t)c.i("workload.size")
-                                 : (p.size_arg == "small" ? wl->small_size : wl->default_size);
+    const uint64_t wsize = SystemCfg::from(c).workload_size;
+    *size = wsize ? wsize : (p.size_arg == "small" ? wl->small_size : wl->default_size);
     return c.resolved();
 }
 

@@ -1,6 +1,7 @@
 // The registry of system kinds (config key system.kind). Adding a system: its files behind the
 // System interface (system.h) and one line here.
 #include "system.h"
+#include "system_cfg.h"
 #include "gpu_system.h"
 #include "write_queue.h"
 #include "direct_fe.h"
@@ -26,7 +27,7 @@ const SystemKind *find_system(const std::string &name)
 
 const SystemKind &system_of(const Config &c)
 {
-    const std::string n = c.s("system.kind");
+    const std::string n = SystemCfg::from(c).kind;
     if (const SystemKind *k = find_system(n)) return *k;
     std::string all;
     for (auto *k : all_systems()) all += std::string(all.empty() ? "" : ", ") + k->name;

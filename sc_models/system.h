@@ -1,5 +1,5 @@
 // A simulated system (docs/architecture.md): the interface every system kind implements and the
-// registry that picks one by the config key `system.kind`. The command-line tools (cli/: run,
+// registry that picks one by the config key system.kind. The command-line tools (cli/: run,
 // check, crash, sweep, trace) talk only to this interface; a new system adds files behind it and
 // one line in sc_models/registry.cpp.
 //

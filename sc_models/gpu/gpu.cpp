@@ -7,19 +7,15 @@ namespace persim {
 using namespace sc_core;
 
 Gpu::Gpu(sc_module_name n, const Config &c, const PersistModel *model, const persim_prog *prog, mem_image *backing)
-    : sc_module(n), cfg_(c), prog_(prog), backing_(backing)
+    : sc_module(n), g_(GpuCfg::from(c)), prog_(prog), backing_(backing)
 {
-    const double mhz = c.f("gpu.clock_mhz");
-    const uint64_t period = (uint64_t)std::llround(1e6 / mhz);
-    period_ps_ = period;
-    const int nsm = (int)c.i("gpu.num_sms");
-    for (int i = 0; i < nsm; ++i) {
+    for (uint32_t i = 0; i < g_.num_sms; ++i) {
         char nm[16];
-        std::snprintf(nm, sizeof nm, "sm%02d", i);
-        sms.push_back(new Sm(nm, c, i, period, model, this));
+        std::snprintf(nm, sizeof nm, "sm%02u", i);
+        sms.push_back(new Sm(nm, g_, c, (int)i, model, this));
     }
-    icnt = new Interconnect("icnt", c, period);
-    l2 = new L2("l2", c, period);
+    icnt = new Interconnect("icnt", g_);
+    l2 = new L2("l2", g_);
     for (auto *s : sms) s->l1->isock.bind(icnt->tsock);
     icnt->isock.bind(l2->tsock);
     // The persistency model's GPU-wide hardware, once the SMs, L1s and L2 exist.
@@ -27,9 +23,9 @@ Gpu::Gpu(sc_module_name n, const Config &c, const PersistModel *model, const per
     hw_ = hw_own_ ? hw_own_.get() : no_persist_hw();
     for (auto *s : sms) s->set_persist_hw(hw_);
     l2->set_persist_hw(hw_);
-    launch_gap_ps_ = ns_to_ps(c.f("gpu.kernel_launch_ns"));
-    l1_ps_ = cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period);
-    l2_ps_ = cycles_to_ps((double)(2 * c.i("icnt.latency_cycles") + c.i("l2.hit_latency_cycles")), period);
+    launch_gap_ps_ = g_.kernel_launch_ps;
+    l1_ps_ = g_.l1_hit_ps;
+    l2_ps_ = g_.l2_round_trip_ps;
     SC_METHOD(launch_method);
     sensitive << launch_ev_;
 }

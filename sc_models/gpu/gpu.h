@@ -8,6 +8,7 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "gpu_cfg.h"
 #include "interconnect.h"
 #include "l2.h"
 #include "persist_model.h"
@@ -46,7 +47,8 @@ public:
     bool kernel_resident() const;
     uint32_t unfinished_warps() const;
 
-    uint64_t period_ps() const { return period_ps_; }
+    uint64_t period_ps() const { return g_.period_ps; }
+    const GpuCfg &cfg() const { return g_; }
     bool finished() const { return finished_; }
     uint64_t finish_ps() const { return finish_ps_; }
     uint32_t kernel_index() const { return kernel_; }
@@ -63,13 +65,13 @@ private:
     struct Flag { uint64_t val = 0; int sm = -1; uint64_t t_local = 0, t_global = 0; };
     Flag &flag(uint64_t addr, uint32_t elem);
 
-    const Config &cfg_;
+    GpuCfg g_;
     const persim_prog *prog_;
     mem_image *backing_;
     uint32_t kernel_ = 0, next_block_ = 0, blocks_done_ = 0, drained_ = 0, rr_ = 0;
     uint32_t grid_arrived_ = 0;
     bool finished_ = false, draining_ = false;
-    uint64_t finish_ps_ = 0, period_ps_, launch_gap_ps_, l1_ps_, l2_ps_;
+    uint64_t finish_ps_ = 0, launch_gap_ps_, l1_ps_, l2_ps_;
     sc_core::sc_event launch_ev_;
     std::map<uint64_t, Flag> flags_;
     std::map<uint64_t, std::vector<int>> waiters_;

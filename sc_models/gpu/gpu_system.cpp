@@ -10,12 +10,12 @@ GpuSystem::GpuSystem(sc_module_name n, const Config &c, const PersistModel *mode
                      mem_image *backing)
     : sc_module(n)
 {
-    period_ps_ = (uint64_t)std::llround(1e6 / c.f("gpu.clock_mhz"));
     gpu = new Gpu("gpu", c, model, prog, backing);
+    period_ps_ = gpu->cfg().period_ps;
     dram = new MemCtrl("dram", c, MemCtrlCfg::dram(c), backing);
     pm = std::make_unique<PmControllers>(c, backing);
     gpu->l2->dram_isock.bind(dram->tsock);
-    if (c.s("system.pm_placement") == "far") {
+    if (gpu->cfg().sys.pm_far) {
         pcie = new Pcie("pcie", c);
         gpu->l2->pm_isock.bind(pcie->tsock);
         pcie->isock.bind(pm->router->tsock);
@@ -94,18 +94,20 @@ namespace {
 
 void gpu_workload_params(const Config &c, wl_params *prm)
 {
-    prm->num_sms = (uint32_t)c.i("gpu.num_sms");
-    prm->max_threads_per_block = (uint32_t)c.i("gpu.max_threads_per_block");
-    prm->max_warps_per_sm = (uint32_t)c.i("gpu.max_warps_per_sm");
+    const GpuCfg g = GpuCfg::from(c);
+    prm->num_sms = g.num_sms;
+    prm->max_threads_per_block = g.max_threads_per_block;
+    prm->max_warps_per_sm = g.max_warps_per_sm;
 }
 
 // Resource checks against the GPU configuration.
 void gpu_validate(const Config &c, const persim_prog *p)
 {
-    const uint32_t maxw = (uint32_t)c.i("gpu.max_warps_per_sm");
+    const GpuCfg g = GpuCfg::from(c);
+    const uint32_t maxw = g.max_warps_per_sm;
     for (uint32_t k = 0; k < p->nkernels; ++k) {
         const persim_kernel &K = p->kernels[k];
-        if (K.warps_per_block > maxw || K.warps_per_block * 32 > (uint64_t)c.i("gpu.max_threads_per_block"))
+        if (K.warps_per_block > maxw || K.warps_per_block * 32 > (uint64_t)g.max_threads_per_block)
             throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(K.warps_per_block) +
                               " warps per block exceed gpu.max_warps_per_sm / gpu.max_threads_per_block");
         bool grid_sync = false;
@@ -114,8 +116,8 @@ void gpu_validate(const Config &c, const persim_prog *p)
                 grid_sync |= (p->ops[o].kind == OPK_SYNC || p->ops[o].kind == OPK_PBARRIER) &&
                              p->ops[o].scope >= SCOPE_DEVICE;   // p_barrier_kr waits for the whole kernel
         if (grid_sync) {
-            uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)c.i("gpu.max_blocks_per_sm"));
-            if ((uint64_t)K.nblocks > per_sm * (uint64_t)c.i("gpu.num_sms"))
+            uint64_t per_sm = std::min<uint64_t>(maxw / K.warps_per_block, (uint64_t)g.max_blocks_per_sm);
+            if ((uint64_t)K.nblocks > per_sm * (uint64_t)g.num_sms)
                 throw ConfigError("kernel '" + std::string(K.name) + "' uses a grid-wide sync but its " +
                                   std::to_string(K.nblocks) + " blocks cannot all be resident");
         }

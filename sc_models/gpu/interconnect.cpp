@@ -4,17 +4,16 @@
 namespace persim {
 using namespace sc_core;
 
-Interconnect::Interconnect(sc_module_name n, const Config &c, uint64_t period_ps)
-    : sc_module(n), tsock("tsock"), isock("isock"),
-      banks_((uint32_t)c.i("l2.banks")), line_bytes_((uint32_t)c.i("l1.line_bytes"))
+Interconnect::Interconnect(sc_module_name n, const GpuCfg &g)
+    : sc_module(n), tsock("tsock"), isock("isock"), banks_(g.l2_banks), line_bytes_(g.line_bytes)
 {
     link_cfg lc{};
-    lc.latency_ps = cycles_to_ps((double)c.i("icnt.latency_cycles"), period_ps);
-    lc.gbps = (double)c.i("icnt.flit_bytes") * 1000.0 / (double)period_ps;  // one flit per cycle
-    lc.header_bytes = (uint32_t)c.i("icnt.header_bytes");
+    lc.latency_ps = g.icnt_hop_ps;
+    lc.gbps = (double)g.icnt_flit_bytes * 1000.0 / (double)g.period_ps;  // one flit per cycle
+    lc.header_bytes = g.icnt_header_bytes;
     lc.max_payload = 0;
     to_bank_.resize(banks_);
-    to_sm_.resize((size_t)c.i("gpu.num_sms"));
+    to_sm_.resize(g.num_sms);
     for (auto &l : to_bank_) link_init(&l, &lc);
     for (auto &l : to_sm_) link_init(&l, &lc);
     tsock.register_b_transport(this, &Interconnect::b_transport);

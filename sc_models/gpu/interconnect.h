@@ -8,6 +8,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include "config.h"
+#include "gpu_cfg.h"
 #include "mem_proto.h"
 #include "stats.h"
 extern "C" {
@@ -26,7 +27,7 @@ class Interconnect : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<Interconnect> tsock;  // one binding per SM
     tlm_utils::simple_initiator_socket<Interconnect> isock;           // to the L2
-    Interconnect(sc_core::sc_module_name n, const Config &c, uint64_t period_ps);
+    Interconnect(sc_core::sc_module_name n, const GpuCfg &g);
     void report(StatsWriter &w, uint64_t sim_ps) const;
 
 private:

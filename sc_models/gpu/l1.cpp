@@ -11,15 +11,14 @@ namespace {
 int skip_pinned(void *unit, uint32_t idx) { return static_cast<const L1Persist *>(unit)->pinned((int32_t)idx); }
 } // namespace
 
-L1::L1(sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, const PersistModel *model, L1Client *client)
-    : sc_module(n), isock("isock"), sm_(sm_id), client_(client), hw_(no_persist_hw()),
-      line_bytes_((uint32_t)c.i("l1.line_bytes")), pm_base_(c.b("system.pm_in_dram") ? UINT64_MAX : (uint64_t)c.i("system.pm_base")),
-      hit_ps_(cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps)), period_ps_(period_ps)
+L1::L1(sc_module_name n, const GpuCfg &g, const Config &c, int sm_id, const PersistModel *model, L1Client *client)
+    : sc_module(n), isock("isock"), g_(g), sm_(sm_id), client_(client), hw_(no_persist_hw()), line_bytes_(g.line_bytes),
+      pm_base_(g.sys.pm_in_dram ? UINT64_MAX : g.sys.pm_base), hit_ps_(g.l1_hit_ps), period_ps_(g.period_ps)
 {
     cache_cfg cc{};
-    cc.size_bytes = (uint64_t)c.i("l1.size_kb") * 1024;
+    cc.size_bytes = g.l1_size_bytes;
     cc.line_bytes = line_bytes_;
-    cc.assoc = (uint32_t)c.i("l1.assoc");
+    cc.assoc = g.l1_assoc;
     cmem_.resize((cache_bytes(&cc) + 7) / 8);
     if (cmem_.empty() || cache_init(cmem_.data(), &cc) != 0)
         throw ConfigError("l1: invalid cache geometry (l1.size_kb, l1.line_bytes, l1.assoc)");

@@ -13,6 +13,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include "config.h"
+#include "gpu_cfg.h"
 #include "mem_proto.h"
 #include "persist_model.h"
 #include "stats.h"
@@ -33,8 +34,10 @@ class L1 : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<L1> isock;
     SC_HAS_PROCESS(L1);
-    L1(sc_core::sc_module_name n, const Config &c, int sm_id, uint64_t period_ps, const PersistModel *model,
+    // `c` is handed to the persistency model (its persist.* keys) when it builds its L1 hardware.
+    L1(sc_core::sc_module_name n, const GpuCfg &g, const Config &c, int sm_id, const PersistModel *model,
        L1Client *client);
+    const GpuCfg &gpu_cfg() const { return g_; }
 
     // One line of a warp's load: bytes [off, off+len) of line `la` (line address).
     L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
@@ -80,6 +83,7 @@ private:
     void ack_method();
     void track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op);
 
+    const GpuCfg &g_;
     int sm_;
     L1Client *client_;
     WriteTracker *tracker_ = nullptr;

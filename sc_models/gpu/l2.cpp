@@ -18,18 +18,15 @@ void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64
     }
 }
 
-L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
+L2::L2(sc_module_name n, const GpuCfg &g)
     : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"), hw_(no_persist_hw()),
-      line_bytes_((uint32_t)c.i("l1.line_bytes")),
-      pm_base_((uint64_t)c.i("system.pm_base")),
-      hit_ps_(cycles_to_ps((double)c.i("l2.hit_latency_cycles"), period_ps)),
-      busy_ps_(cycles_to_ps((double)c.i("l2.bank_busy_cycles"), period_ps))
+      line_bytes_(g.line_bytes), pm_base_(g.sys.pm_base), hit_ps_(g.l2_hit_ps), busy_ps_(g.l2_bank_busy_ps)
 {
-    uint32_t nb = (uint32_t)c.i("l2.banks");
+    const uint32_t nb = g.l2_banks;
     cache_cfg cc{};
-    cc.size_bytes = (uint64_t)c.i("l2.size_kb") * 1024 / nb;
+    cc.size_bytes = g.l2_size_bytes / nb;
     cc.line_bytes = line_bytes_;
-    cc.assoc = (uint32_t)c.i("l2.assoc");
+    cc.assoc = g.l2_assoc;
     for (uint32_t b = 0; b < nb; ++b) {
         mem_.emplace_back((cache_bytes(&cc) + 7) / 8);
         if (cache_init(mem_.back().data(), &cc) != 0)
@@ -38,7 +35,7 @@ L2::L2(sc_module_name n, const Config &c, uint64_t period_ps)
         banks_.push_back(reinterpret_cast<cache *>(mem_.back().data()));
     }
     bank_free_.assign(nb, 0);
-    pm_in_dram_ = c.b("system.pm_in_dram");
+    pm_in_dram_ = g.sys.pm_in_dram;
     tsock.register_b_transport(this, &L2::b_transport);
 }
 

@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include "config.h"
+#include "gpu_cfg.h"
 #include "mem_proto.h"
 #include "persist_model.h"
 #include "stats.h"
@@ -27,7 +28,7 @@ public:
     tlm_utils::simple_initiator_socket<L2> dram_isock;  // to the GDDR controller
     tlm_utils::simple_initiator_socket<L2> pm_isock;    // to the NVM controller(s) or PCIe
 
-    L2(sc_core::sc_module_name n, const Config &c, uint64_t period_ps);
+    L2(sc_core::sc_module_name n, const GpuCfg &g);
     // The persistency model's hardware: sees PM writes and evictions; with l2_pm_write_back() PM
     // lines stay dirty here and leave by writeback_pm_line (or by replacement), not on every write.
     void set_persist_hw(PersistHw *h) { hw_ = h; pm_wb_ = h->l2_pm_write_back(); }

@@ -23,15 +23,14 @@ const char *reason_name(int r)
 }
 } // namespace
 
-Sm::Sm(sc_module_name n, const Config &c, int id, uint64_t period_ps, const PersistModel *model, Gpu *gpu)
-    : sc_module(n), id_(id), gpu_(gpu), model_(model), hw_(no_persist_hw()), period_ps_(period_ps),
-      line_bytes_((uint32_t)c.i("l1.line_bytes")), nsched_((uint32_t)c.i("gpu.warp_schedulers")),
-      max_blocks_((uint32_t)c.i("gpu.max_blocks_per_sm"))
+Sm::Sm(sc_module_name n, const GpuCfg &g, const Config &c, int id, const PersistModel *model, Gpu *gpu)
+    : sc_module(n), id_(id), gpu_(gpu), model_(model), hw_(no_persist_hw()), period_ps_(g.period_ps),
+      line_bytes_(g.line_bytes), nsched_(g.warp_schedulers), max_blocks_(g.max_blocks_per_sm)
 {
-    l1 = new L1("l1", c, id, period_ps, model, this);
-    l1_hit_ps_ = cycles_to_ps((double)c.i("l1.hit_latency_cycles"), period_ps);
-    l2_rt_ps_ = cycles_to_ps((double)(2 * c.i("icnt.latency_cycles") + c.i("l2.hit_latency_cycles")), period_ps);
-    uint32_t nw = (uint32_t)c.i("gpu.max_warps_per_sm");
+    l1 = new L1("l1", g, c, id, model, this);
+    l1_hit_ps_ = g.l1_hit_ps;
+    l2_rt_ps_ = g.l2_round_trip_ps;
+    const uint32_t nw = g.max_warps_per_sm;
     warps_.resize(nw);
     for (uint32_t i = 0; i < nw; ++i) warps_[i].slot = i;
     blocks_.resize(max_blocks_);

@@ -9,6 +9,7 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "gpu_cfg.h"
 #include "l1.h"
 #include "persist_model.h"
 #include "stats.h"
@@ -56,7 +57,7 @@ struct BlockCtx {
 class Sm : public sc_core::sc_module, public L1Client {
 public:
     SC_HAS_PROCESS(Sm);
-    Sm(sc_core::sc_module_name n, const Config &c, int id, uint64_t period_ps, const PersistModel *model, Gpu *gpu);
+    Sm(sc_core::sc_module_name n, const GpuCfg &g, const Config &c, int id, const PersistModel *model, Gpu *gpu);
     ~Sm() override;
 
     L1 *l1;

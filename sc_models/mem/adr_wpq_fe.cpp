@@ -3,7 +3,7 @@
 // still queued are served from the queue.
 #include "adr_wpq_fe.h"
 #include <vector>
-#include "cores_util.h"
+#include "mem_ctrl.h"
 extern "C" {
 #include "adr_wpq.h"
 }
@@ -13,12 +13,12 @@ namespace {
 
 class AdrWpqFe : public WriteQueue {
 public:
-    AdrWpqFe(const Config &c, McPort &p) : port_(p)
+    explicit AdrWpqFe(McPort &p) : port_(p)
     {
         adr_wpq_cfg qc{};
-        qc.entries = (uint32_t)c.i("nvm.wpq_entries");
-        qc.line_bytes = (uint32_t)c.i("l1.line_bytes");
-        qc.hit_latency_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns"));
+        qc.entries = p.config().wpq_entries;
+        qc.line_bytes = p.config().line_bytes;
+        qc.hit_latency_ps = p.config().wpq_hit_ps;
         mem_.resize((adr_wpq_bytes(&qc) + 7) / 8);
         if (adr_wpq_init(mem_.data(), &qc) != 0) throw ConfigError("nvm.wpq_entries: invalid ADR write-pending queue size");
         q_ = reinterpret_cast<adr_wpq *>(mem_.data());
@@ -45,7 +45,7 @@ private:
     adr_wpq *q_;
 };
 
-std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_unique<AdrWpqFe>(c, p); }
+std::unique_ptr<WriteQueue> make(const Config &, McPort &p) { return std::make_unique<AdrWpqFe>(p); }
 
 } // namespace
 

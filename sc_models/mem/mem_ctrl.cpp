@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include "cores_util.h"
+#include "system_cfg.h"
 
 namespace persim {
 using namespace sc_core;
@@ -12,10 +13,11 @@ using namespace sc_core;
 MemCtrlCfg MemCtrlCfg::dram(const Config &c)
 {
     MemCtrlCfg m;
+    m.line_bytes = SystemCfg::from(c).line_bytes;
     nvm_cfg &n = m.dev;
     n.channels = (uint32_t)c.i("dram.channels");
     n.banks = (uint32_t)c.i("dram.banks");
-    n.line_bytes = (uint32_t)c.i("l1.line_bytes");
+    n.line_bytes = m.line_bytes;
     n.row_bytes = (uint32_t)c.i("dram.row_bytes");
     n.read_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
     n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
@@ -28,14 +30,25 @@ MemCtrlCfg MemCtrlCfg::dram(const Config &c)
     return m;
 }
 
-MemCtrlCfg MemCtrlCfg::nvm(const Config &c, uint32_t controllers)
+MemCtrlCfg MemCtrlCfg::nvm(const Config &c)
 {
+    const SystemCfg sys = SystemCfg::from(c);
     MemCtrlCfg m;
+    m.line_bytes = sys.line_bytes;
+    m.controllers = (uint32_t)c.i("nvm.controllers");
+    const uint32_t controllers = m.controllers;
+    const uint64_t il = (uint64_t)c.i("nvm.interleave_bytes");
+    m.interleave_bytes = il ? il : m.line_bytes;
+    m.wpq_entries = (uint32_t)c.i("nvm.wpq_entries");
+    m.wpq_hit_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns"));
+    m.link_latency_ps = ns_to_ps(c.f("nvm.link_latency_ns"));
+    m.link_gbps = c.f("nvm.link_bw_gbps");
+    m.link_msg_bytes = (uint32_t)c.i("nvm.link_msg_bytes");
     nvm_cfg &n = m.dev;
     uint32_t ch = (uint32_t)c.i("nvm.channels");
     n.channels = ch / controllers ? ch / controllers : 1;
     n.banks = (uint32_t)c.i("nvm.banks");
-    n.line_bytes = (uint32_t)c.i("l1.line_bytes");
+    n.line_bytes = m.line_bytes;
     n.row_bytes = (uint32_t)c.i("nvm.row_bytes");
     n.read_latency_ps = ns_to_ps(c.f("nvm.read_latency_ns"));
     n.write_latency_ps = ns_to_ps(c.f("nvm.write_latency_ns"));
@@ -45,12 +58,12 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c, uint32_t controllers)
     n.read_gbps = c.f("nvm.read_bw_gbps") / controllers;
     n.write_gbps = c.f("nvm.write_bw_gbps") / controllers;
     m.front_end = c.s("nvm.front_end");
-    if (m.front_end == "adr_wpq" && c.i("nvm.wpq_entries") == 0) m.front_end = "direct";
+    if (m.front_end == "adr_wpq" && m.wpq_entries == 0) m.front_end = "direct";
     m.pm = true;
     m.persistent = true;
-    m.eadr = c.b("system.eadr") && c.s("system.pm_placement") == "far";
+    m.eadr = sys.eadr && sys.pm_far;
     m.llc_ps = ns_to_ps(c.f("host.llc_latency_ns"));
-    if (c.b("system.pm_in_dram")) {
+    if (sys.pm_in_dram) {
         // DRAM-only baseline: the persistent region's channels hold DRAM (DRAM timing, no WPQ).
         n.read_latency_ps = n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
         n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
@@ -241,12 +254,12 @@ void MemCtrl::report(StatsWriter &w, uint64_t sim_ps) const
 
 // ---- links between controllers ----------------------------------------------------------------
 
-McLinks::McLinks(sc_module_name n, const Config &c, const std::vector<MemCtrl *> &ctrls)
-    : sc_module(n), ctrls_(ctrls), msg_bytes_((uint32_t)c.i("nvm.link_msg_bytes"))
+McLinks::McLinks(sc_module_name n, const MemCtrlCfg &c, const std::vector<MemCtrl *> &ctrls)
+    : sc_module(n), ctrls_(ctrls), msg_bytes_(c.link_msg_bytes)
 {
     link_cfg lc{};
-    lc.latency_ps = ns_to_ps(c.f("nvm.link_latency_ns"));
-    lc.gbps = c.f("nvm.link_bw_gbps");
+    lc.latency_ps = c.link_latency_ps;
+    lc.gbps = c.link_gbps;
     lc.header_bytes = 0;
     lc.max_payload = 0;
     links_.resize(ctrls.size() * ctrls.size());
@@ -300,13 +313,12 @@ namespace persim {
 
 PmControllers::PmControllers(const Config &c, mem_image *backing)
 {
-    const uint32_t nc = (uint32_t)c.i("nvm.controllers");
-    const uint64_t il = (uint64_t)c.i("nvm.interleave_bytes");
-    router = new PmRouter("pm_router", nc, il ? il : (uint64_t)c.i("l1.line_bytes"));
-    const MemCtrlCfg mc = MemCtrlCfg::nvm(c, nc);
+    const MemCtrlCfg mc = MemCtrlCfg::nvm(c);
+    const uint32_t nc = mc.controllers;
+    router = new PmRouter("pm_router", nc, mc.interleave_bytes);
     for (uint32_t i = 0; i < nc; ++i) ctrls.push_back(new MemCtrl(("nvm" + std::to_string(i)).c_str(), c, mc, backing, i, nc));
     for (uint32_t i = 0; i < nc; ++i) router->isocks[i]->bind(ctrls[i]->tsock);
-    if (nc > 1) links = new McLinks("nvm_links", c, ctrls);
+    if (nc > 1) links = new McLinks("nvm_links", mc, ctrls);
 }
 
 PmControllers::~PmControllers()

@@ -36,13 +36,21 @@ class McLinks;
 struct MemCtrlCfg {
     nvm_cfg dev{};
     std::string front_end = "direct";
+    uint32_t line_bytes = 128;   // l1.line_bytes
+    uint32_t wpq_entries = 0;    // nvm.wpq_entries: write-pending queue entries of the front end
+    uint64_t wpq_hit_ps = 0;     // nvm.wpq_hit_latency_ns: a read served from the queue
+    uint32_t controllers = 1;    // nvm.controllers
+    uint64_t interleave_bytes = 128;   // nvm.interleave_bytes (0 in the config: one line)
+    uint64_t link_latency_ps = 0;      // nvm.link_latency_ns
+    double link_gbps = 0;              // nvm.link_bw_gbps
+    uint32_t link_msg_bytes = 8;       // nvm.link_msg_bytes
     bool pm = false;             // controller of the persistent region (reports persistence figures)
     bool persistent = false;     // writes reach the persistence domain here (durable sink); false
                                  // for the DRAM-only baseline (system.pm_in_dram)
     bool eadr = false;           // durable on reaching the host LLC (PM-far with eADR)
     uint64_t llc_ps = 0;         // host LLC latency (eADR)
     static MemCtrlCfg dram(const Config &c);
-    static MemCtrlCfg nvm(const Config &c, uint32_t controllers);
+    static MemCtrlCfg nvm(const Config &c);   // one NVM controller of nvm.controllers
 };
 
 class MemCtrl : public sc_core::sc_module, public McPort {
@@ -67,6 +75,7 @@ public:
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
     uint32_t index() const override { return index_; }
+    const MemCtrlCfg &config() const override { return cfg_; }
     uint32_t peers() const override { return peers_; }
 
 private:
@@ -114,7 +123,7 @@ private:
 // The links between the controllers of one group: one `link` core per ordered pair (src, dst).
 class McLinks : public sc_core::sc_module {
 public:
-    McLinks(sc_core::sc_module_name n, const Config &c, const std::vector<MemCtrl *> &ctrls);
+    McLinks(sc_core::sc_module_name n, const MemCtrlCfg &c, const std::vector<MemCtrl *> &ctrls);
     void send(uint32_t src, uint32_t dst, const McMsg &m, uint64_t t);
     void report(StatsWriter &w, uint64_t sim_ps) const;
 

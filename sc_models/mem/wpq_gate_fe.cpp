@@ -14,6 +14,7 @@
 // Deadlock (IV-D): a full queue whose flush-ID region has no boundary yet enters overflow mode;
 // its entries then drain undo-logged, and its writes into a full queue are written through.
 #include "wpq_gate_fe.h"
+#include "mem_ctrl.h"
 #include <deque>
 #include <map>
 #include <sstream>
@@ -30,13 +31,13 @@ public:
     WpqGateFe(const Config &c, McPort &p) : port_(p)
     {
         wpq_gate_cfg gc{};
-        gc.entries = (uint32_t)c.i("nvm.wpq_entries");
+        gc.entries = p.config().wpq_entries;
         gc.mcs = p.peers();
         gc.regions = (uint32_t)c.i("wpq_gate.regions");
         gc.rid_bits = (uint32_t)c.i("wpq_gate.rid_bits");
         gc.addr_bits = 61;    // word (8 B) addresses of a 64-bit byte address space
         gc.data_bits = 64;
-        gc.line_words = (uint32_t)c.i("l1.line_bytes") / 8;
+        gc.line_words = p.config().line_bytes / 8;
         gc.pf_wait = 1;
         mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
         if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)

@@ -7,7 +7,8 @@
 //   adr_wpq   the ADR write-pending queue (cores/adr_wpq.h): durable once accepted, FIFO drain
 //   wpq_gate  LightWSP's region-gated WPQ (cores/wpq_gate.h): a write is acknowledged when its
 //             region commits at every controller; boundaries and ACKs travel between controllers
-// A front end either acknowledges a write at once (write() returns the time) or later
+// A front end reads the shared controller keys from McPort::config() and only its own keys (e.g.
+// wpq_gate.*) from the Config. A front end either acknowledges a write at once (write() returns the time) or later
 // (write() returns kAckLater and the front end calls McPort::ack when it decides). It may ask to
 // be woken (McPort::wake_at) and may send messages to the other controllers (McPort::send), which
 // arrive through a modelled link with latency (mem_ctrl.h, McLinks).
@@ -20,6 +21,8 @@
 #include "stats.h"
 
 namespace persim {
+
+struct MemCtrlCfg;   // mem_ctrl.h: the controller's configuration (read once from the Config)
 
 constexpr uint64_t kAckLater = UINT64_MAX;
 
@@ -53,6 +56,7 @@ public:
     virtual void wake_at(uint64_t t) = 0;
     virtual uint32_t index() const = 0;          // this controller's index among its peers
     virtual uint32_t peers() const = 0;          // controllers in the group (self included)
+    virtual const MemCtrlCfg &config() const = 0;
 };
 
 class WriteQueue {

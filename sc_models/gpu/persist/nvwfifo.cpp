@@ -15,11 +15,10 @@ const char *const kKindName[] = {"none", "wi", "wg", "kr", "all", "kernel_end"};
 const char *const kScopeName[] = {"wi", "wg", "kr"};
 } // namespace
 
-NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu, uint64_t period_ps)
-    : sc_module(n), gpu_(gpu), pm_in_dram_(c.b("system.pm_in_dram")), pipelined_(c.b("persist.nvw_l2_pipelined")),
-      period_ps_(period_ps),
-      hop_ps_(cycles_to_ps((double)c.i("icnt.latency_cycles"), period_ps)),
-      nsm_((uint32_t)gpu->sms.size()), nslots_((uint32_t)c.i("gpu.max_warps_per_sm"))
+NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
+    : sc_module(n), gpu_(gpu), pm_in_dram_(gpu->cfg().sys.pm_in_dram), pipelined_(c.b("persist.nvw_l2_pipelined")),
+      period_ps_(gpu->cfg().period_ps),
+      hop_ps_(gpu->cfg().icnt_hop_ps), nsm_((uint32_t)gpu->sms.size()), nslots_(gpu->cfg().max_warps_per_sm)
 {
     l1_.resize(nsm_);
     for (auto &q : l1_) init_fifo(q, (uint32_t)c.i("persist.nvw_l1_entries"), 0);
@@ -532,7 +531,7 @@ int lower_nvw(const persim_op &op, Prim out[4])
 
 std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu)
 {
-    return std::make_unique<NvwSystem>("nvw", c, &gpu, gpu.period_ps());
+    return std::make_unique<NvwSystem>("nvw", c, &gpu);
 }
 
 } // namespace

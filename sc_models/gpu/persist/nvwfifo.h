@@ -51,7 +51,7 @@ class NvwSystem : public sc_core::sc_module, public PersistHw {
 public:
     SC_HAS_PROCESS(NvwSystem);
     // Builds the FIFOs beside every L1 and the L2 of `gpu`.
-    NvwSystem(sc_core::sc_module_name n, const Config &c, Gpu *gpu, uint64_t period_ps);
+    NvwSystem(sc_core::sc_module_name n, const Config &c, Gpu *gpu);
 
     // ---- PersistHw: data path (L1 / L2) ----
     void on_l1_pm_store(int sm, uint32_t slot, uint64_t line_addr) override;   // an NV write performed in an L1

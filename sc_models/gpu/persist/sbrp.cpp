@@ -68,7 +68,7 @@ public:
         if (e == 0) e = (int64_t)((double)lines * c.f("persist.pb_coverage_pct") / 100.0 + 0.5);
         if (e < 1) e = 1;
         pc.entries = (uint32_t)e;
-        pc.warps = (uint32_t)c.i("gpu.max_warps_per_sm");
+        pc.warps = l1.gpu_cfg().max_warps_per_sm;
         pc.lines = lines;
         std::string pol = c.s("persist.flush_policy");
         pc.policy = pol == "eager" ? SBRP_EAGER : pol == "lazy" ? SBRP_LAZY : SBRP_WINDOW;

@@ -1,0 +1,28 @@
+// The keys every system and every tool shares (system.*, sim.*, workload.size), read from the
+// Config in one place (system_cfg.cpp) into a typed struct. Blocks read their own keys into their
+// own structs (gpu_cfg.h, MemCtrlCfg in mem_ctrl.h, each persistency model and front end in its file).
+#pragma once
+#include <cstdint>
+#include <string>
+#include "config.h"
+
+namespace persim {
+
+struct SystemCfg {
+    std::string kind;            // system.kind
+    std::string name;            // system.name (copied to results)
+    std::string placement;       // system.pm_placement: "near" / "far"
+    bool pm_far = false;         // placement == "far"
+    bool eadr = false;           // system.eadr (PM-far: host LLC in the persistence domain)
+    bool pm_in_dram = false;     // system.pm_in_dram (DRAM-only baseline)
+    uint64_t pm_base = 0;        // system.pm_base: first persistent address
+    uint32_t line_bytes = 128;   // l1.line_bytes: the cache line of every cache and controller
+    uint64_t seed = 1;           // sim.seed
+    uint64_t workload_size = 0;  // workload.size (0: the workload's own default or small size)
+    double max_time_ms = 50;     // sim.max_time_ms
+    int64_t progress_ms = 2000;  // sim.progress_ms
+    bool promote_block_scope = false;   // persist.promote_block_scope (a program rewrite, SBRP Figure 7)
+    static SystemCfg from(const Config &c);
+};
+
+} // namespace persim
