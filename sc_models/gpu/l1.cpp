@@ -12,17 +12,11 @@ int skip_pinned(void *unit, uint32_t idx) { return static_cast<const L1Persist *
 } // namespace
 
 L1::L1(sc_module_name n, const GpuCfg &g, const Config &c, int sm_id, const PersistModel *model, L1Client *client)
-    : sc_module(n), isock("isock"), g_(g), sm_(sm_id), client_(client), hw_(no_persist_hw()), line_bytes_(g.line_bytes),
+    : sc_module(n), isock("isock"), g_(g), sm_(sm_id), client_(client), hw_(no_persist_hw()),
+      ctrl_(cache_cfg{g.l1_size_bytes, g.line_bytes, g.l1_assoc, 0}, "l1 (l1.size_kb, l1.line_bytes, l1.assoc)"),
+      cache_(ctrl_.core()), line_bytes_(g.line_bytes),
       pm_base_(g.sys.pm_in_dram ? UINT64_MAX : g.sys.pm_base), hit_ps_(g.l1_hit_ps), period_ps_(g.period_ps)
 {
-    cache_cfg cc{};
-    cc.size_bytes = g.l1_size_bytes;
-    cc.line_bytes = line_bytes_;
-    cc.assoc = g.l1_assoc;
-    cmem_.resize((cache_bytes(&cc) + 7) / 8);
-    if (cmem_.empty() || cache_init(cmem_.data(), &cc) != 0)
-        throw ConfigError("l1: invalid cache geometry (l1.size_kb, l1.line_bytes, l1.assoc)");
-    cache_ = reinterpret_cast<cache *>(cmem_.data());
     if (model->make_l1) unit_ = model->make_l1(c, *this);
     SC_METHOD(ack_method);
     sensitive << ack_ev_;
@@ -34,45 +28,30 @@ void L1::trace(sc_trace_file *tf)
     if (unit_) unit_->trace(tf, name());
 }
 
-void L1::schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase)
+void L1::arm_ack()
 {
-    acks_.push(Ack{at, seq, pb_ack, phase});
-    ack_ev_.notify(ps(acks_.top().at - now_ps()));
+    if (!acks_.empty()) ack_ev_.notify(ps(acks_.next_at() - now_ps()));
 }
 
 void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
 {
-    cache_line *l = cache_line_at(cache_, idx);
-    const bool pm = l->pm;
-    MemReq req(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
-    std::memcpy(req.data, cache_data(cache_, idx), line_bytes_);
-    req.ext.mask[0] = l->dirty[0];
-    req.ext.mask[1] = l->dirty[1];
-    req.ext.pm = pm;
-    req.ext.persist = pm;
-    req.ext.requester = sm_;
-    if (tracker_) req.ext.writers = &writers_[(size_t)idx * line_bytes_];
-    sc_time d = SC_ZERO_TIME;
-    isock->b_transport(req.gp, d);
-    const uint64_t at = now_ps() + d.value();
-    cache_clean(cache_, idx);
-    l->pb_index = CACHE_NO_PB;
+    const bool pm = cache_line_at_const(cache_, idx)->pm;
+    const uint64_t at = ctrl_.write_back(isock, idx, now_ps(), sm_, tracker_ ? &writers_[(size_t)idx * line_bytes_] : nullptr);
+    cache_line_at(cache_, idx)->pb_index = CACHE_NO_PB;
     ++st_.writebacks;
     if (pm) {
         ++st_.pm_persists;
-        st_.persist_ack_ps += d.value();
+        st_.persist_ack_ps += at - now_ps();
     } else {
         ++st_.vol_writebacks;
     }
     if (pb_persist) {
-        uint64_t s = next_seq_++;       // unique key only: PB acks are counted by phase in the core
-        schedule_ack(at, s, true, phase);
+        acks_.untracked(at, phase);     // the persist unit counts its acks by phase
+        arm_ack();
     } else if (tracked || pm) {
-        // Epoch/GPM: every PM write-back (and volatile ones a fence waits for) is tracked.
-        uint64_t s = next_seq_++;
-        outstanding_.insert(s);
-        last_tracked_ = s;
-        schedule_ack(at, s, false, 0);
+        // Every PM write-back (and volatile ones a fence waits for) is tracked.
+        acks_.track(sm_, at);
+        arm_ack();
     }
 }
 
@@ -80,19 +59,16 @@ void L1::ack_method()
 {
     const uint64_t t = now_ps();
     bool pb_changed = false, tick = false;
-    while (!acks_.empty() && acks_.top().at <= t) {
-        Ack a = acks_.top();
-        acks_.pop();
+    for (const AckQueue::Ack &a : acks_.pop_due(t)) {
         ++st_.acks;
-        if (a.pb) {
-            unit_->ack(a.phase);
+        if (!a.tracked) {
+            unit_->ack(a.tag);
             pb_changed = true;
         } else {
-            outstanding_.erase(a.seq);
             tick = true;
         }
     }
-    if (!acks_.empty()) ack_ev_.notify(ps(acks_.top().at - t));
+    arm_ack();
     if (pb_changed) pump();
     if (tick) client_->on_ticket_progress();
 }
@@ -225,7 +201,7 @@ L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64
     ++st_.stores;
     if (pm) ++st_.pm_stores;
     if (tracker_ && pm) track_store(idx, la, mask, t, op);
-    cache_write_masked(cache_, idx, data, mask, line_bytes_);
+    ctrl_.write_masked(idx, data, mask);
     cache_touch(cache_, idx);
     if (pm && unit_) pump();
     if (pm) hw_->on_l1_pm_store(sm_, warp, la);
@@ -249,7 +225,7 @@ uint64_t L1::flush(bool pm, bool vol)
         if (unit_ && unit_->holds(lines[i])) continue;   // persists held by the unit leave in its order
         writeback(lines[i], true, false);
     }
-    return last_tracked_;
+    return acks_.ticket(sm_);
 }
 
 bool L1::flush_pm_line(uint64_t la)
@@ -281,15 +257,7 @@ void L1::set_drain_all(bool on)
     pump();
 }
 
-void L1::drain_functional(mem_image *img)
-{
-    uint32_t n = cache_num_lines(cache_);
-    for (uint32_t i = 0; i < n; ++i) {
-        const cache_line *l = cache_line_at_const(cache_, (int32_t)i);
-        if (l->present && (l->dirty[0] | l->dirty[1]))
-            mem_write_masked(img, l->tag * line_bytes_, cache_data_const(cache_, (int32_t)i), line_bytes_, l->dirty);
-    }
-}
+void L1::drain_functional(mem_image *img) { ctrl_.drain_functional(img); }
 
 void L1::report(StatsWriter &w, uint64_t sim_ps)
 {

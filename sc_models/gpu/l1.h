@@ -12,6 +12,7 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+#include "cache_ctrl.h"
 #include "config.h"
 #include "gpu_cfg.h"
 #include "mem_proto.h"
@@ -52,7 +53,7 @@ public:
     // Write back dirty lines (PM, volatile or both) and return a ticket: done when every tracked
     // write-back issued so far has been acknowledged.
     uint64_t flush(bool pm, bool vol);
-    bool ticket_done(uint64_t ticket) const { return outstanding_.empty() || *outstanding_.begin() > ticket; }
+    bool ticket_done(uint64_t ticket) const { return acks_.ticket_done(sm_, ticket); }
     // Invalidate clean lines (pm_only: only PM lines).
     void invalidate_clean(bool pm_only);
     // Kernel end: drain the persist unit completely / whether it holds nothing (true without one).
@@ -79,7 +80,7 @@ private:
     Evict make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, StallWhy *why);
     void writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase = 0);
     void pump();                           // run the persist unit's head actions until idle
-    void schedule_ack(uint64_t at, uint64_t seq, bool pb_ack, uint32_t phase);
+    void arm_ack();                        // wake ack_method at the next acknowledgement
     void ack_method();
     void track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op);
 
@@ -89,17 +90,14 @@ private:
     WriteTracker *tracker_ = nullptr;
     PersistHw *hw_;
     std::vector<uint32_t> writers_;        // tracking: writer op id of each byte (line index * line_bytes)
-    std::vector<uint64_t> cmem_;
+    CacheCtrl ctrl_;                       // line storage, write-backs, functional drain
     cache *cache_;
     std::unique_ptr<L1Persist> unit_;      // the model's hardware beside this L1, if any
     uint32_t line_bytes_;
     uint64_t pm_base_, hit_ps_, period_ps_;
 
-    struct Ack { uint64_t at, seq; bool pb; uint32_t phase; bool operator>(const Ack &o) const { return at != o.at ? at > o.at : seq > o.seq; } };
-    std::priority_queue<Ack, std::vector<Ack>, std::greater<Ack>> acks_;
+    AckQueue acks_;                        // write-back acknowledgements (tickets keyed by requester = SM)
     sc_core::sc_event ack_ev_;
-    std::set<uint64_t> outstanding_;       // tracked write-backs not yet acknowledged
-    uint64_t next_seq_ = 1, last_tracked_ = 0;
 
     struct {
         uint64_t loads = 0, load_hits = 0, pm_loads = 0, pm_load_misses = 0, vol_load_misses = 0, mshr_merges = 0;

@@ -6,41 +6,25 @@
 namespace persim {
 using namespace sc_core;
 
-void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64_t mask[2], uint32_t lb)
-{
-    uint32_t i = 0;
-    while (i < lb) {
-        if (!((mask[i / 64] >> (i % 64)) & 1)) { ++i; continue; }
-        uint32_t j = i;
-        while (j < lb && ((mask[j / 64] >> (j % 64)) & 1)) ++j;
-        cache_write(c, idx, i, data + i, j - i);
-        i = j;
-    }
-}
-
 L2::L2(sc_module_name n, const GpuCfg &g)
     : sc_module(n), tsock("tsock"), dram_isock("dram_isock"), pm_isock("pm_isock"), hw_(no_persist_hw()),
       line_bytes_(g.line_bytes), pm_base_(g.sys.pm_base), hit_ps_(g.l2_hit_ps), busy_ps_(g.l2_bank_busy_ps)
 {
     const uint32_t nb = g.l2_banks;
-    cache_cfg cc{};
-    cc.size_bytes = g.l2_size_bytes / nb;
-    cc.line_bytes = line_bytes_;
-    cc.assoc = g.l2_assoc;
+    const cache_cfg cc{g.l2_size_bytes / nb, line_bytes_, g.l2_assoc, 0};
     for (uint32_t b = 0; b < nb; ++b) {
-        mem_.emplace_back((cache_bytes(&cc) + 7) / 8);
-        if (cache_init(mem_.back().data(), &cc) != 0)
-            throw ConfigError("l2: invalid cache geometry (l2.size_kb / l2.banks must be a multiple of "
-                              "l2.assoc * l1.line_bytes)");
-        banks_.push_back(reinterpret_cast<cache *>(mem_.back().data()));
+        ctrls_.push_back(std::make_unique<CacheCtrl>(
+            cc, "l2 (l2.size_kb / l2.banks must be a multiple of l2.assoc * l1.line_bytes)"));
+        banks_.push_back(ctrls_.back()->core());
     }
     bank_free_.assign(nb, 0);
     pm_in_dram_ = g.sys.pm_in_dram;
     tsock.register_b_transport(this, &L2::b_transport);
 }
 
-int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
+int32_t L2::allocate(uint32_t b, uint64_t line_addr, bool pm, uint64_t t)
 {
+    cache *c = banks_[b];
     int32_t v = cache_victim(c, line_addr);
     cache_line *l = cache_line_at(c, v);
     if (l->present) {
@@ -48,19 +32,14 @@ int32_t L2::allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t)
         if (l->pm && cache_is_dirty(c, v)) {
             // pm_write_back: an NV-dirty line leaves by replacement; the NVW-FIFO barriers wait for it.
             ++pm_evictions_;
-            uint64_t ack = write_pm_line(c, v, t);
+            uint64_t ack = write_pm_line(b, v, t);
             hw_->on_l2_pm_evicted(ack);
         } else if (cache_is_dirty(c, v)) {
             // Write the dirty volatile bytes back to GDDR; this occupies the controller but is
             // not on the requester's critical path.
             ++st_.dirty_evictions;
-            MemReq wb(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
-            std::memcpy(wb.data, cache_data(c, v), line_bytes_);
-            wb.ext.mask[0] = l->dirty[0];
-            wb.ext.mask[1] = l->dirty[1];
-            sc_time d = ps(t - now_ps());
             // system.pm_in_dram: the persistent region is DRAM behind its own controller
-            (l->tag * line_bytes_ >= pm_base_ ? pm_isock : dram_isock)->b_transport(wb.gp, d);
+            ctrls_[b]->write_back(l->tag * line_bytes_ >= pm_base_ ? pm_isock : dram_isock, v, t, -1, nullptr);
         }
         cache_invalidate(c, v);
     }
@@ -96,7 +75,7 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
             cache_touch(c, idx);
         } else {
             if (pm) ++st_.pm_read_misses; else ++st_.vol_read_misses;
-            if (idx < 0) idx = allocate(c, la, pm, tag_done);
+            if (idx < 0) idx = allocate(b, la, pm, tag_done);
             MemReq rd(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
             sc_time d = ps(tag_done - now_ps());
             down->b_transport(rd.gp, d);
@@ -116,8 +95,8 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     static const uint64_t full[2] = {~0ull, ~0ull};
     const uint64_t *mask = e ? e->mask : full;
     int32_t idx = cache_lookup(c, la);
-    if (idx < 0) idx = allocate(c, la, pm, tag_done);
-    cache_write_masked(c, idx, gp.get_data_ptr(), mask, line_bytes_);
+    if (idx < 0) idx = allocate(b, la, pm, tag_done);
+    ctrls_[b]->write_masked(idx, gp.get_data_ptr(), mask);
     cache_touch(c, idx);
     uint64_t ack = tag_done;
     if (pm && pm_wb_) {
@@ -149,45 +128,30 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-uint64_t L2::write_pm_line(cache *c, int32_t idx, uint64_t start)
+uint64_t L2::write_pm_line(uint32_t b, int32_t idx, uint64_t start)
 {
-    cache_line *l = cache_line_at(c, idx);
-    MemReq req(tlm::TLM_WRITE_COMMAND, l->tag * line_bytes_, line_bytes_);
-    std::memcpy(req.data, cache_data(c, idx), line_bytes_);
-    req.ext.mask[0] = l->dirty[0];
-    req.ext.mask[1] = l->dirty[1];
-    req.ext.pm = true;
-    req.ext.persist = true;
+    const cache_line *l = cache_line_at_const(banks_[b], idx);
     auto wr = pm_writers_.find(l->tag);
-    if (wr != pm_writers_.end()) req.ext.writers = wr->second.data();
     const uint64_t t = std::max({start, l->ready_ps, now_ps()});   // not before the data has arrived
-    sc_time d = ps(t - now_ps());
-    pm_isock->b_transport(req.gp, d);
+    const uint64_t ack = ctrls_[b]->write_back(pm_isock, idx, t, -1, wr != pm_writers_.end() ? wr->second.data() : nullptr);
     if (wr != pm_writers_.end()) pm_writers_.erase(wr);
-    cache_clean(c, idx);
     ++pm_writebacks_;
-    return now_ps() + d.value();
+    return ack;
 }
 
 bool L2::writeback_pm_line(uint64_t la, uint64_t *ack_ps)
 {
-    cache *c = banks_[l2_bank_of(la * line_bytes_, line_bytes_, (uint32_t)banks_.size())];
+    const uint32_t b = l2_bank_of(la * line_bytes_, line_bytes_, (uint32_t)banks_.size());
+    cache *c = banks_[b];
     int32_t idx = cache_lookup(c, la);
     if (idx < 0 || !cache_line_at_const(c, idx)->pm || !cache_is_dirty(c, idx)) return false;
-    *ack_ps = write_pm_line(c, idx, now_ps());
+    *ack_ps = write_pm_line(b, idx, now_ps());
     return true;
 }
 
 void L2::drain_functional(mem_image *img)
 {
-    for (cache *c : banks_) {
-        uint32_t n = cache_num_lines(c);
-        for (uint32_t i = 0; i < n; ++i) {
-            const cache_line *l = cache_line_at_const(c, (int32_t)i);
-            if (l->present && (l->dirty[0] | l->dirty[1]))
-                mem_write_masked(img, l->tag * line_bytes_, cache_data_const(c, (int32_t)i), line_bytes_, l->dirty);
-        }
-    }
+    for (const auto &c : ctrls_) c->drain_functional(img);
 }
 
 void L2::report(StatsWriter &w, uint64_t) const

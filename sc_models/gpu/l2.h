@@ -10,6 +10,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include "cache_ctrl.h"
 #include "config.h"
 #include "gpu_cfg.h"
 #include "mem_proto.h"
@@ -40,13 +41,13 @@ public:
 
 private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
-    int32_t allocate(cache *c, uint64_t line_addr, bool pm, uint64_t t);
-    uint64_t write_pm_line(cache *c, int32_t idx, uint64_t start);   // pm_write_back: NV line -> NVM
+    int32_t allocate(uint32_t b, uint64_t line_addr, bool pm, uint64_t t);
+    uint64_t write_pm_line(uint32_t b, int32_t idx, uint64_t start);   // pm_write_back: NV line -> NVM
     bool pm_wb_ = false, pm_in_dram_ = false;
     PersistHw *hw_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)
     uint64_t pm_writebacks_ = 0, pm_evictions_ = 0;
-    std::vector<std::vector<uint64_t>> mem_;
+    std::vector<std::unique_ptr<CacheCtrl>> ctrls_;   // one cache controller per bank
     std::vector<cache *> banks_;
     std::vector<uint64_t> bank_free_;
     uint32_t line_bytes_;
@@ -55,7 +56,5 @@ private:
                       writes = 0, pm_writes = 0, evictions = 0, dirty_evictions = 0, mshr_merges = 0; } st_;
 };
 
-// Byte-masked write of a line into a cache line (runs of set bits).
-void cache_write_masked(cache *c, int32_t idx, const uint8_t *data, const uint64_t mask[2], uint32_t line_bytes);
 
 } // namespace persim

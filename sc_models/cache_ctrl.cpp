@@ -1,0 +1,83 @@
+#include "cache_ctrl.h"
+#include <cstring>
+
+namespace persim {
+
+CacheCtrl::CacheCtrl(const cache_cfg &cc, const std::string &what) : lb_(cc.line_bytes)
+{
+    mem_.resize((cache_bytes(&cc) + 7) / 8);
+    if (mem_.empty() || cache_init(mem_.data(), &cc) != 0) throw ConfigError(what + ": invalid cache geometry");
+    c_ = reinterpret_cast<cache *>(mem_.data());
+}
+
+void CacheCtrl::fill_write_back(MemReq &req, int32_t idx, int requester, const uint32_t *writers) const
+{
+    const cache_line *l = cache_line_at_const(c_, idx);
+    req.gp.set_address(l->tag * lb_);
+    std::memcpy(req.data, cache_data_const(c_, idx), lb_);
+    req.ext.mask[0] = l->dirty[0];
+    req.ext.mask[1] = l->dirty[1];
+    req.ext.pm = l->pm;
+    req.ext.persist = l->pm;
+    req.ext.requester = requester;
+    req.ext.writers = writers;
+}
+
+void CacheCtrl::write_masked(int32_t idx, const uint8_t *data, const uint64_t mask[2])
+{
+    uint32_t i = 0;
+    while (i < lb_) {
+        if (!((mask[i / 64] >> (i % 64)) & 1)) { ++i; continue; }
+        uint32_t j = i;
+        while (j < lb_ && ((mask[j / 64] >> (j % 64)) & 1)) ++j;
+        cache_write(c_, idx, i, data + i, j - i);
+        i = j;
+    }
+}
+
+void CacheCtrl::drain_functional(mem_image *img) const
+{
+    const uint32_t n = cache_num_lines(c_);
+    for (uint32_t i = 0; i < n; ++i) {
+        const cache_line *l = cache_line_at_const(c_, (int32_t)i);
+        if (l->present && (l->dirty[0] | l->dirty[1]))
+            mem_write_masked(img, l->tag * lb_, cache_data_const(c_, (int32_t)i), lb_, l->dirty);
+    }
+}
+
+uint64_t AckQueue::track(int requester, uint64_t at)
+{
+    const uint64_t s = seq_++;
+    outstanding_[requester].insert(s);
+    last_[requester] = s;
+    q_.push(Ack{at, s, true, requester, 0});
+    return s;
+}
+
+void AckQueue::untracked(uint64_t at, uint32_t tag) { q_.push(Ack{at, seq_++, false, -1, tag}); }
+
+uint64_t AckQueue::ticket(int requester) const
+{
+    auto it = last_.find(requester);
+    return it == last_.end() ? 0 : it->second;
+}
+
+bool AckQueue::ticket_done(int requester, uint64_t ticket) const
+{
+    auto it = outstanding_.find(requester);
+    return it == outstanding_.end() || it->second.empty() || *it->second.begin() > ticket;
+}
+
+std::vector<AckQueue::Ack> AckQueue::pop_due(uint64_t t)
+{
+    std::vector<Ack> due;
+    while (!q_.empty() && q_.top().at <= t) {
+        due.push_back(q_.top());
+        q_.pop();
+        if (due.back().tracked) outstanding_[due.back().requester].erase(due.back().seq);
+    }
+    return due;
+}
+
+} // namespace persim
+

@@ -1,0 +1,80 @@
+// The cache controller every cache level uses (GPU L1 and L2 banks today; the CPU caches next): a
+// cache core (cores/cache.h) with its line storage, the write-back of a dirty line downstream
+// (TLM write carrying the requester id and, when a check runs, the writer op id of every byte), the
+// masked write of a line, the functional drain, and acknowledgement tracking keyed by requester id
+// (a fence of one requester waits for the write-backs that requester issued, not for another's).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+#include <systemc>
+#include <tlm>
+#include "config.h"
+#include "mem_proto.h"
+extern "C" {
+#include "cache.h"
+#include "mem_image.h"
+}
+
+namespace persim {
+
+class CacheCtrl {
+public:
+    // `what` names the cache (and its config keys) in the error for a bad geometry.
+    CacheCtrl(const cache_cfg &cc, const std::string &what);
+    cache *core() { return c_; }
+    const cache *core() const { return c_; }
+    uint32_t line_bytes() const { return lb_; }
+
+    // Writes the dirty bytes of line `idx` downstream through `sock`, starting at `start_ps`
+    // (>= now), and marks the line clean. Returns the acknowledgement time.
+    template <class Socket>
+    uint64_t write_back(Socket &sock, int32_t idx, uint64_t start_ps, int requester, const uint32_t *writers)
+    {
+        MemReq req(tlm::TLM_WRITE_COMMAND, 0, lb_);
+        fill_write_back(req, idx, requester, writers);
+        sc_core::sc_time d = ps(start_ps - now_ps());
+        sock->b_transport(req.gp, d);
+        cache_clean(c_, idx);
+        return now_ps() + d.value();
+    }
+    // Byte-masked write into line `idx` (runs of set bits).
+    void write_masked(int32_t idx, const uint8_t *data, const uint64_t mask[2]);
+    // End of run (untimed): every dirty byte into `img`.
+    void drain_functional(mem_image *img) const;
+
+private:
+    void fill_write_back(MemReq &req, int32_t idx, int requester, const uint32_t *writers) const;
+    std::vector<uint64_t> mem_;
+    cache *c_;
+    uint32_t lb_;
+};
+
+// Acknowledgements of write-backs in time order. A tracked write-back gets a ticket of its
+// requester: the requester's fence is done once every tracked write-back it issued up to its
+// ticket is acknowledged. An untracked one only carries a tag back (e.g. a persist unit's phase).
+class AckQueue {
+public:
+    struct Ack { uint64_t at, seq; bool tracked; int requester; uint32_t tag; };
+    uint64_t track(int requester, uint64_t at);               // returns the write-back's ticket
+    void untracked(uint64_t at, uint32_t tag);
+    // The newest ticket of `requester` (0: none yet); done when it and all before are acknowledged.
+    uint64_t ticket(int requester) const;
+    bool ticket_done(int requester, uint64_t ticket) const;
+    bool empty() const { return q_.empty(); }
+    uint64_t next_at() const { return q_.top().at; }
+    // Removes and returns the acknowledgements due at t, in time order (ties: issue order).
+    std::vector<Ack> pop_due(uint64_t t);
+
+private:
+    struct Later { bool operator()(const Ack &a, const Ack &b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; } };
+    std::priority_queue<Ack, std::vector<Ack>, Later> q_;
+    std::map<int, std::set<uint64_t>> outstanding_;
+    std::map<int, uint64_t> last_;
+    uint64_t seq_ = 1;
+};
+
+} // namespace persim
