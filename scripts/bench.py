@@ -151,7 +151,8 @@ def bench_compare(a):
     cur = os.path.abspath(a.persim)
     config = os.path.abspath(a.config)
     tmp = os.path.join(a.out, "runs", "compare")
-    times = {}   # (run index, "baseline"/"current") -> [seconds]
+    times = {}   # (run index, "baseline"/"current") -> [process wall seconds]
+    sims = {}    # the same -> [stats.json summary host_seconds]
     print(f"\nbefore/after: baseline {a.baseline} vs current, {len(RUNS)} runs x {a.reps} repetitions, "
           "interleaved (baseline, current, current, baseline, ...), median host seconds", flush=True)
     for rep in range(a.reps):
@@ -163,37 +164,51 @@ def bench_compare(a):
             for who, binary in order:
                 out = os.path.join(tmp, f"{who}-{model}-{place}-{wl}")
                 cmd = run_cmd(binary, config, model, place, wl, size, out)
-                t0 = time.time()
+                t0 = time.perf_counter()
                 p = subprocess.run(cmd, capture_output=True, text=True)
-                wall = time.time() - t0
+                wall = time.perf_counter() - t0
                 if p.returncode != 0:
                     print("FAILED: " + " ".join(cmd) + "\n" + p.stderr, file=sys.stderr)
                     return 1
                 times.setdefault((i, who), []).append(wall)
+                try:   # the simulator's own host_seconds (simulation only, no start-up / output)
+                    sim = json.load(open(os.path.join(out, "stats.json")))["summary"]["host_seconds"]["value"]
+                except (OSError, KeyError, ValueError):
+                    sim = float("nan")
+                sims.setdefault((i, who), []).append(sim)
             print(f"  rep {rep + 1}/{a.reps} {model}-{place}-{wl}: baseline {times[(i, 'baseline')][-1]:.2f} s, "
                   f"current {times[(i, 'current')][-1]:.2f} s", flush=True)
     rows = []
-    logs = []
-    print(f"\n{'run':24s} {'baseline s':>11s} {'current s':>10s} {'ratio':>7s}")
+    logs, slogs = [], []
+    print(f"\nhost seconds: process wall time of `persim run` (median); sim s: the run's own host_seconds "
+          "(simulation only)")
+    print(f"{'run':28s} {'baseline s':>11s} {'current s':>10s} {'ratio':>7s} {'sim ratio':>10s}")
     for i, (model, place, wl, size) in enumerate(RUNS):
         b = statistics.median(times[(i, "baseline")])
         c = statistics.median(times[(i, "current")])
+        sb = statistics.median(sims[(i, "baseline")])
+        sc = statistics.median(sims[(i, "current")])
+        sr = sc / sb if sb > 0 else float("nan")
         name = f"{model}-{place}-{wl}-{size}"
         rows.append({"run": name, "baseline_s": f"{b:.3f}", "current_s": f"{c:.3f}", "ratio": f"{c / b:.3f}",
+                     "baseline_sim_s": f"{sb:.3f}", "current_sim_s": f"{sc:.3f}", "sim_ratio": f"{sr:.3f}",
                      "baseline_all_s": " ".join(f"{x:.3f}" for x in times[(i, "baseline")]),
                      "current_all_s": " ".join(f"{x:.3f}" for x in times[(i, "current")])})
         logs.append(math.log(c / b))
-        print(f"{name:24s} {b:11.2f} {c:10.2f} {c / b:7.3f}")
+        if sr == sr:
+            slogs.append(math.log(sr))
+        print(f"{name:28s} {b:11.2f} {c:10.2f} {c / b:7.3f} {sr:10.3f}")
     gm = math.exp(sum(logs) / len(logs))
+    sgm = math.exp(sum(slogs) / len(slogs)) if slogs else float("nan")
     verdict = "within 5%" if gm <= 1.05 else f"slower by {(gm - 1) * 100:.1f}%"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"{'geometric mean':24s} {'':11s} {'':10s} {gm:7.3f}")
-    print(f"verdict: {verdict} (current vs {a.baseline}; median of {a.reps} interleaved repetitions; "
-          f"host load average at the end {load:.1f} on {os.cpu_count()} cores)")
-    rows.append({"run": "geometric_mean", "baseline_s": "", "current_s": "", "ratio": f"{gm:.3f}",
-                 "baseline_all_s": "", "current_all_s": ""})
-    rows.append({"run": "verdict: " + verdict, "baseline_s": "", "current_s": "", "ratio": "",
-                 "baseline_all_s": f"baseline {a.baseline}", "current_all_s": f"load average {load:.1f}"})
+    print(f"{'geometric mean':28s} {'':11s} {'':10s} {gm:7.3f} {sgm:10.3f}")
+    print(f"verdict: {verdict} (current vs {a.baseline}, process wall time; median of {a.reps} interleaved "
+          f"repetitions; host load average at the end {load:.1f} on {os.cpu_count()} cores)")
+    empty = {k: "" for k in rows[0]}
+    rows.append(dict(empty, run="geometric_mean", ratio=f"{gm:.3f}", sim_ratio=f"{sgm:.3f}"))
+    rows.append(dict(empty, run="verdict: " + verdict, baseline_all_s=f"baseline {a.baseline}, reps {a.reps}",
+                     current_all_s=f"load average {load:.1f} on {os.cpu_count()} cores"))
     with open(os.path.join(a.out, "compare.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
