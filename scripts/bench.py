@@ -107,7 +107,9 @@ def build_baseline(a):
     root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(a.persim)), "bench-baseline"))
     src, bld, stamp = os.path.join(root, "src"), os.path.join(root, "build"), os.path.join(root, "revision")
     binary = os.path.join(bld, "persim")
-    p = subprocess.run(["git", "rev-parse", "--verify", a.baseline + "^{commit}"], capture_output=True, text=True)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # git commands run in this checkout
+    p = subprocess.run(["git", "rev-parse", "--verify", a.baseline + "^{commit}"], capture_output=True, text=True,
+                       cwd=repo)
     if p.returncode != 0:
         print(f"--baseline {a.baseline}: not a revision: {p.stderr.strip()}", file=sys.stderr)
         return None
@@ -121,8 +123,8 @@ def build_baseline(a):
     else:
         if os.path.exists(src):
             shutil.rmtree(src)
-        subprocess.run(["git", "worktree", "prune"], capture_output=True)
-        r = subprocess.run(["git", "worktree", "add", "--detach", src, sha], capture_output=True, text=True)
+        subprocess.run(["git", "worktree", "prune"], capture_output=True, cwd=repo)
+        r = subprocess.run(["git", "worktree", "add", "--detach", src, sha], capture_output=True, text=True, cwd=repo)
     if r.returncode != 0:
         print("baseline worktree: " + r.stderr, file=sys.stderr)
         return None
