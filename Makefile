@@ -2,7 +2,7 @@
 #   make demo        install missing Debian packages, build, run the main demo
 #   make test        install missing packages, build, run every test through ctest (SAN=1: ASan+UBSan)
 #   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
-#   make bench       simulation speed for a fixed set of runs
+#   make bench       simulation speed: the fixed runs side by side with the pre-refactor baseline (c99bc84)
 #   make build       just build (SAN=1 for the sanitizer build in build-san/)
 SHELL   := /bin/bash
 .DEFAULT_GOAL := all

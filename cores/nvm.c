@@ -76,7 +76,7 @@ static persim_ps device_access(nvm *n, persim_ps arrive, uint64_t addr, uint32_t
     const nvm_cfg *c = &n->cfg;
     uint32_t ch = (uint32_t)((addr / c->line_bytes) % c->channels);
     uint64_t row = addr / c->row_bytes;
-    uint32_t bk = (uint32_t)(row % c->banks);
+    uint32_t bk = nvm_bank_of(n, addr);
     nvm_bank *b = &BANKS(n)[(size_t)ch * c->banks + bk];
     persim_ps *bus_free = &BUS(n)[ch];
 
@@ -112,4 +112,20 @@ persim_ps nvm_write(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes)
     persim_ps done = device_access(n, t, addr, bytes, 1);
     note_done(n, done);
     return done;
+}
+
+uint32_t nvm_bank_of(const nvm *n, uint64_t addr)
+{
+    return (uint32_t)((addr / n->cfg.row_bytes) % n->cfg.banks);
+}
+
+persim_ps nvm_bank_free_at(const nvm *n, uint32_t bank)
+{
+    const nvm_cfg *c = &n->cfg;
+    if (bank >= c->banks) return 0;
+    const nvm_bank *b = BANKS(n);
+    persim_ps t = b[bank].free_ps;
+    for (uint32_t ch = 1; ch < c->channels; ++ch)
+        if (b[(size_t)ch * c->banks + bank].free_ps < t) t = b[(size_t)ch * c->banks + bank].free_ps;
+    return t;
 }

@@ -55,6 +55,15 @@ persim_ps nvm_read(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes);
 persim_ps nvm_write(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes);
 const nvm_stats *nvm_get_stats(const nvm *n);
 
+/* Pure queries (no state change), for a scheduler in front of the device (cores/broi_sched.h).
+ * nvm_bank_of: the bank of `addr` inside its channel, exactly as the timing rules compute it:
+ *   (addr / row_bytes) % banks.
+ * nvm_bank_free_at: the earliest time bank index `bank` (0..banks-1) of some channel can start a
+ *   new access (minimum of bank_free over the channels); 0 for an out-of-range bank. A request
+ *   starting then or later in that bank index finds a free bank in at least one channel. */
+uint32_t  nvm_bank_of(const nvm *n, uint64_t addr);
+persim_ps nvm_bank_free_at(const nvm *n, uint32_t bank);
+
 #ifdef __cplusplus
 }
 #endif

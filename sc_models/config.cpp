@@ -76,12 +76,38 @@ std::vector<ParamDef> make_schema()
         S("nvm.front_end", "adr_wpq",
           "write-queue front end of each NVM controller (sc_models/mem/write_queue.h): adr_wpq (ADR "
           "write-pending queue, durable once accepted; nvm.wpq_entries = 0 means direct), direct (no queue: "
-          "durable when the device write completes), wpq_gate (LightWSP region-gated WPQ)"),
+          "durable when the device write completes), wpq_gate (LightWSP region-gated WPQ), broi (BROI controller: "
+          "BLP-aware barrier epoch scheduling, durable when the device write completes)"),
         F("nvm.link_latency_ns", 10.0, "ns", "latency of the link between two memory controllers (boundary / flush ACKs)", 0, 1e6),
         F("nvm.link_bw_gbps", 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
         I("nvm.link_msg_bytes", 8, "B", "size of one controller-to-controller message", 1, 4096),
         I("wpq_gate.regions", 8, "regions", "wpq_gate front end: region window tracked per controller (power of two)", 1, 64),
         I("wpq_gate.rid_bits", 16, "bits", "wpq_gate front end: region ID width (LightWSP: 2 B flush ID)", 1, 16),
+        I("broi.local_entries", 8, "entries",
+          "broi front end: local BROI entries, one per hardware thread (requester r uses entry r % this; BROI IV-E: "
+          "eight, one per core)", 1, 32),
+        I("broi.remote_entries", 2, "entries",
+          "broi front end: remote BROI entries for RDMA writers (BROI IV-E: two, one per RDMA channel; no local "
+          "writer uses them)", 0, 31),
+        I("broi.units", 8, "requests", "broi front end: request units per BROI entry (BROI IV-E: 8)", 1, 16),
+        I("broi.local_barriers", 2, "registers",
+          "broi front end: barrier index registers per local entry (BROI IV-E: two)", 1, 2),
+        I("broi.remote_barriers", 1, "registers",
+          "broi front end: barrier index registers per remote entry (BROI IV-E: one)", 1, 2),
+        I("broi.tag_bits", 4, "bits",
+          "broi front end: request tag width (BROI IV-E: 4-bit persist-buffer index); >= log2(broi.units)", 1, 8),
+        I("broi.sigma_eighths", 4, "1/8",
+          "broi front end: sigma of eq. 2 in eighths (BROI IV-D gives no value, only that BLP weighs more than "
+          "size; 4 = 0.5, as the core tests and RTL presets)", 0, 15),
+        I("broi.starve_steps", 64, "steps",
+          "broi front end: schedule steps a blocked remote entry waits before it beats local ones (BROI IV-D "
+          "Discussion 1 gives no number; 64 as the broi_table2 RTL preset)", 1, 65535),
+        F("broi.clock_ghz", 2.5, "GHz",
+          "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 GHz; IV-E: the "
+          "scheduling logic takes about 0.4 ns = one such cycle)", 0.001, 100),
+        I("broi.mc_queue_entries", 64, "entries",
+          "broi front end: memory-controller write queue behind the BROI controller (Table III: 64 entries); "
+          "device writes in flight; full = no issue, under half = low utilisation (remote entries may issue)", 1, 65536),
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),

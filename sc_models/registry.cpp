@@ -7,6 +7,7 @@
 #include "direct_fe.h"
 #include "adr_wpq_fe.h"
 #include "wpq_gate_fe.h"
+#include "broi_sched_fe.h"
 
 namespace persim {
 
@@ -45,6 +46,7 @@ const std::vector<const WriteQueueKind *> &all_write_queues()
         &kDirectFe,
         &kAdrWpqFe,
         &kWpqGateFe,
+        &kBroiSchedFe,
     };
     return v;
 }

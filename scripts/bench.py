@@ -1,14 +1,30 @@
 #!/usr/bin/env python3
-"""persim simulation-speed benchmark: a fixed set of runs, one at a time (no other load), each
-reporting host seconds and simulated warp instructions per host second. Results go to stdout and
-results/bench/bench.csv. Speed is measured here, never by a timed test.
-Then the cost of `run --check` relative to a plain run and of `persim crash` at 1000 points
-(results/bench/check.csv, --no-check skips it), and the wall time of regenerating every SBRP figure (`make figures` with every point rerun, into a
-scratch directory) goes to results/bench/figures.csv (--no-figures skips it)."""
+"""persim simulation-speed benchmark. Speed is measured here, never by a timed test.
+
+Default (`make bench`): before/after comparison. The `persim` of a baseline revision (--baseline,
+default c99bc84, the last commit before the controller-substrate refactor) is built in a scratch
+git worktree under build/bench-baseline (cmake + ninja, target persim only; cached: rebuilt only
+when the revision changes), then the fixed runs below are run alternately with the baseline and
+the current binary (interleaved, --reps repetitions each, default 3) and the median host seconds
+per run are compared: a side-by-side table (run, baseline s, current s, ratio), the geometric-mean
+ratio and a verdict ("within 5%" or "slower by X%"), also in results/bench/compare.csv. The
+machine may be loaded by other users: interleaving (both binaries see the same load drift) and
+medians (one disturbed repetition does not count) are what make the comparison fair; on a loaded
+machine the absolute seconds mean little, only the ratios do.
+
+Other parts (flags): --speed: the fixed runs once with the current binary, host seconds and
+simulated warp instructions per host second (results/bench/bench.csv); --check: the cost of
+`run --check` relative to a plain run and of `persim crash` at 1000 points (results/bench/check.csv);
+--figures: the wall time of regenerating every SBRP figure (`make figures` with every point rerun,
+into a scratch directory; results/bench/figures.csv). --all: every part. --no-compare skips the
+comparison."""
 import argparse
 import csv
 import json
+import math
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,13 +45,24 @@ def main():
     ap.add_argument("--persim", default="build/persim")
     ap.add_argument("--config", default="configs/gpu_sbrp_table1.json")
     ap.add_argument("--out", default="results/bench")
-    ap.add_argument("--no-figures", action="store_true",
-                    help="skip timing the SBRP figure pipeline (make figures, every point rerun)")
+    ap.add_argument("--baseline", default="c99bc84",
+                    help="revision to compare against (default c99bc84, the last commit before the substrate refactor)")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions per run and binary in the comparison (median)")
+    ap.add_argument("--no-compare", action="store_true", help="skip the before/after comparison")
+    ap.add_argument("--speed", action="store_true", help="also: the fixed runs once with the current binary (bench.csv)")
+    ap.add_argument("--check", action="store_true", help="also: time `run --check` and `persim crash` (docs/checking.md)")
+    ap.add_argument("--figures", action="store_true",
+                    help="also: time the SBRP figure pipeline (make figures, every point rerun)")
+    ap.add_argument("--all", action="store_true", help="every part: comparison, speed, check, figures")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2, help="runs at a time for the figures")
-    ap.add_argument("--no-check", action="store_true",
-                    help="skip timing `run --check` and `persim crash` (docs/checking.md)")
     a = ap.parse_args()
+    if a.all:
+        a.speed = a.check = a.figures = True
     os.makedirs(a.out, exist_ok=True)
+    if not a.no_compare and bench_compare(a) != 0:
+        return 1
+    if not (a.speed or a.check):
+        return 0 if not a.figures else bench_figures(a)
     rows = []
     print(f"{'model':6s} {'place':5s} {'workload':10s} {'host s':>8s} {'warp-instr':>12s} {'M instr/s':>10s} {'sim us':>10s}")
     for model, place, wl, size in RUNS:
@@ -64,9 +91,131 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
-    if not a.no_check and bench_check(a, rows) != 0:
+    if a.check and bench_check(a, rows) != 0:
         return 1
-    return 0 if a.no_figures else bench_figures(a)
+    return 0 if not a.figures else bench_figures(a)
+
+
+def run_cmd(persim, config, model, place, wl, size, out):
+    return [persim, "run", "--config", config, "--model", model, "--workload", wl, "--size", size,
+            "--set", f"system.pm_placement={place}", "--out", out, "--quiet"]
+
+
+def build_baseline(a):
+    """persim of revision a.baseline in build/bench-baseline (scratch worktree src/, build dir build/);
+    rebuilt only if the revision changed. Returns the binary's path or None."""
+    root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(a.persim)), "bench-baseline"))
+    src, bld, stamp = os.path.join(root, "src"), os.path.join(root, "build"), os.path.join(root, "revision")
+    binary = os.path.join(bld, "persim")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # git commands run in this checkout
+    p = subprocess.run(["git", "rev-parse", "--verify", a.baseline + "^{commit}"], capture_output=True, text=True,
+                       cwd=repo)
+    if p.returncode != 0:
+        print(f"--baseline {a.baseline}: not a revision: {p.stderr.strip()}", file=sys.stderr)
+        return None
+    sha = p.stdout.strip()
+    if os.path.exists(binary) and os.path.exists(stamp) and open(stamp).read().strip() == sha:
+        print(f"baseline {a.baseline} ({sha[:10]}): cached {binary}")
+        return binary
+    os.makedirs(root, exist_ok=True)
+    if os.path.exists(os.path.join(src, ".git")):
+        r = subprocess.run(["git", "-C", src, "checkout", "--detach", "--force", sha], capture_output=True, text=True)
+    else:
+        if os.path.exists(src):
+            shutil.rmtree(src)
+        subprocess.run(["git", "worktree", "prune"], capture_output=True, cwd=repo)
+        r = subprocess.run(["git", "worktree", "add", "--detach", src, sha], capture_output=True, text=True, cwd=repo)
+    if r.returncode != 0:
+        print("baseline worktree: " + r.stderr, file=sys.stderr)
+        return None
+    if os.path.exists(stamp):
+        os.remove(stamp)
+    print(f"baseline {a.baseline} ({sha[:10]}): building persim in {bld} ...", flush=True)
+    t0 = time.time()
+    for cmd in (["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                ["cmake", "--build", bld, "-j", str(a.jobs), "--target", "persim"]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAILED: " + " ".join(cmd) + "\n" + r.stdout[-3000:] + r.stderr[-3000:], file=sys.stderr)
+            return None
+    with open(stamp, "w") as f:
+        f.write(sha + "\n")
+    print(f"baseline built in {time.time() - t0:.0f} s")
+    return binary
+
+
+def bench_compare(a):
+    """The fixed runs with the baseline and the current persim, interleaved, a.reps times each; median
+    host seconds per run side by side, geometric-mean ratio, verdict. results/bench/compare.csv"""
+    base = build_baseline(a)
+    if not base:
+        return 1
+    cur = os.path.abspath(a.persim)
+    config = os.path.abspath(a.config)
+    tmp = os.path.join(a.out, "runs", "compare")
+    times = {}   # (run index, "baseline"/"current") -> [process wall seconds]
+    sims = {}    # the same -> [stats.json summary host_seconds]
+    print(f"\nbefore/after: baseline {a.baseline} vs current, {len(RUNS)} runs x {a.reps} repetitions, "
+          "interleaved (baseline, current, current, baseline, ...), median host seconds", flush=True)
+    for rep in range(a.reps):
+        for i, (model, place, wl, size) in enumerate(RUNS):
+            # Alternate which binary goes first so neither always runs on a warm (or cold) cache.
+            order = [("baseline", base), ("current", cur)]
+            if (rep + i) % 2:
+                order.reverse()
+            for who, binary in order:
+                out = os.path.join(tmp, f"{who}-{model}-{place}-{wl}")
+                cmd = run_cmd(binary, config, model, place, wl, size, out)
+                t0 = time.perf_counter()
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                wall = time.perf_counter() - t0
+                if p.returncode != 0:
+                    print("FAILED: " + " ".join(cmd) + "\n" + p.stderr, file=sys.stderr)
+                    return 1
+                times.setdefault((i, who), []).append(wall)
+                try:   # the simulator's own host_seconds (simulation only, no start-up / output)
+                    sim = json.load(open(os.path.join(out, "stats.json")))["summary"]["host_seconds"]["value"]
+                except (OSError, KeyError, ValueError):
+                    sim = float("nan")
+                sims.setdefault((i, who), []).append(sim)
+            print(f"  rep {rep + 1}/{a.reps} {model}-{place}-{wl}: baseline {times[(i, 'baseline')][-1]:.2f} s, "
+                  f"current {times[(i, 'current')][-1]:.2f} s", flush=True)
+    rows = []
+    logs, slogs = [], []
+    print(f"\nhost seconds: process wall time of `persim run` (median); sim s: the run's own host_seconds "
+          "(simulation only)")
+    print(f"{'run':28s} {'baseline s':>11s} {'current s':>10s} {'ratio':>7s} {'sim ratio':>10s}")
+    for i, (model, place, wl, size) in enumerate(RUNS):
+        b = statistics.median(times[(i, "baseline")])
+        c = statistics.median(times[(i, "current")])
+        sb = statistics.median(sims[(i, "baseline")])
+        sc = statistics.median(sims[(i, "current")])
+        sr = sc / sb if sb > 0 else float("nan")
+        name = f"{model}-{place}-{wl}-{size}"
+        rows.append({"run": name, "baseline_s": f"{b:.3f}", "current_s": f"{c:.3f}", "ratio": f"{c / b:.3f}",
+                     "baseline_sim_s": f"{sb:.3f}", "current_sim_s": f"{sc:.3f}", "sim_ratio": f"{sr:.3f}",
+                     "baseline_all_s": " ".join(f"{x:.3f}" for x in times[(i, "baseline")]),
+                     "current_all_s": " ".join(f"{x:.3f}" for x in times[(i, "current")])})
+        logs.append(math.log(c / b))
+        if sr == sr:
+            slogs.append(math.log(sr))
+        print(f"{name:28s} {b:11.2f} {c:10.2f} {c / b:7.3f} {sr:10.3f}")
+    gm = math.exp(sum(logs) / len(logs))
+    sgm = math.exp(sum(slogs) / len(slogs)) if slogs else float("nan")
+    verdict = "within 5%" if gm <= 1.05 else f"slower by {(gm - 1) * 100:.1f}%"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{'geometric mean':28s} {'':11s} {'':10s} {gm:7.3f} {sgm:10.3f}")
+    print(f"verdict: {verdict} (current vs {a.baseline}, process wall time; median of {a.reps} interleaved "
+          f"repetitions; host load average at the end {load:.1f} on {os.cpu_count()} cores)")
+    empty = {k: "" for k in rows[0]}
+    rows.append(dict(empty, run="geometric_mean", ratio=f"{gm:.3f}", sim_ratio=f"{sgm:.3f}"))
+    rows.append(dict(empty, run="verdict: " + verdict, baseline_all_s=f"baseline {a.baseline}, reps {a.reps}",
+                     current_all_s=f"load average {load:.1f} on {os.cpu_count()} cores"))
+    with open(os.path.join(a.out, "compare.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    return 0
 
 
 CRASH_RUNS = [  # (model, workload, size, points): `persim crash` on the small GPU (target: < 60 s each)

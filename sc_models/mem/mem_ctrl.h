@@ -74,6 +74,9 @@ public:
     void ack(uint64_t id, uint64_t t) override;
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
+    uint32_t device_banks() const override { return nvm_config(dev_)->banks; }
+    uint32_t device_bank_of(uint64_t addr) const override { return nvm_bank_of(dev_, addr); }
+    uint64_t device_bank_free_at(uint32_t bank) const override { return nvm_bank_free_at(dev_, bank); }
     uint32_t index() const override { return index_; }
     const MemCtrlCfg &config() const override { return cfg_; }
     uint32_t peers() const override { return peers_; }

@@ -68,6 +68,8 @@ public:
         case McMsg::FLUSH_ACK:
             wpq_gate_flush_ack(g_, m.region);
             break;
+        case McMsg::BARRIER:      // persist barriers order nothing here (regions do)
+            return;
         }
         pump(t);
     }

@@ -7,8 +7,10 @@
 //   adr_wpq   the ADR write-pending queue (cores/adr_wpq.h): durable once accepted, FIFO drain
 //   wpq_gate  LightWSP's region-gated WPQ (cores/wpq_gate.h): a write is acknowledged when its
 //             region commits at every controller; boundaries and ACKs travel between controllers
+//   broi      the BROI controller (cores/broi_sched.h): per-thread entries split by barriers, BLP-aware
+//             issue to the device banks; acknowledged when the device write completes
 // A front end reads the shared controller keys from McPort::config() and only its own keys (e.g.
-// wpq_gate.*) from the Config. A front end either acknowledges a write at once (write() returns the time) or later
+// wpq_gate.*, broi.*) from the Config. A front end either acknowledges a write at once (write() returns the time) or later
 // (write() returns kAckLater and the front end calls McPort::ack when it decides). It may ask to
 // be woken (McPort::wake_at) and may send messages to the other controllers (McPort::send), which
 // arrive through a modelled link with latency (mem_ctrl.h, McLinks).
@@ -35,11 +37,12 @@ struct McWrite {
     uint32_t region;      // MemExt::region (region-tagged persist paths; 0 otherwise)
 };
 
-// A message between controllers, or from a requester to every controller (a region boundary).
+// A message between controllers, or from a requester to every controller (a region boundary,
+// a persist barrier).
 struct McMsg {
-    enum Kind : uint8_t { BOUNDARY, BDRY_ACK, FLUSH_ACK } kind;
+    enum Kind : uint8_t { BOUNDARY, BDRY_ACK, FLUSH_ACK, BARRIER } kind;
     uint32_t region;
-    uint32_t src;         // sending controller (BOUNDARY: the requester's id)
+    uint32_t src;         // sending controller (BOUNDARY, BARRIER: the requester's id)
 };
 
 // What a controller offers its front end.
@@ -54,6 +57,11 @@ public:
     virtual void send(uint32_t dst, const McMsg &m, uint64_t t) = 0;
     // Call WriteQueue::wake at time t (>= now).
     virtual void wake_at(uint64_t t) = 0;
+    // Device bank queries (pure; cores/nvm.h nvm_bank_of / nvm_bank_free_at): banks per channel,
+    // the bank of an address, and the earliest time bank index `bank` is free in some channel.
+    virtual uint32_t device_banks() const { return 1; }
+    virtual uint32_t device_bank_of(uint64_t) const { return 0; }
+    virtual uint64_t device_bank_free_at(uint32_t) const { return 0; }
     virtual uint32_t index() const = 0;          // this controller's index among its peers
     virtual uint32_t peers() const = 0;          // controllers in the group (self included)
     virtual const MemCtrlCfg &config() const = 0;

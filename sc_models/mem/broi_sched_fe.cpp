@@ -1,0 +1,272 @@
+// Front end `broi`: the BROI controller of "Persistence Parallelism Optimization"
+// (broi-persistence-parallelism.md, IV-C/D/E) in front of the device: a thin wrapper of
+// cores/broi_sched.h, which makes every decision (entries, barrier sets, BLP-aware choice,
+// local-before-remote, starvation).
+//
+// Mapping:
+//   entry    a write of requester (hardware thread) r goes to local entry r % broi.local_entries
+//            (IV-E: one entry per thread). Remote entries (broi.remote_entries) exist in the core but
+//            no local writer uses them; RDMA writers will.
+//   unit     {bank, tag}: bank = the device bank of the address as cores/nvm computes it
+//            (nvm_bank_of: (addr / row_bytes) % nvm.banks), masked to the core's bank count. The core
+//            has a power of two <= 16 banks: nvm.banks when it is one, otherwise the largest power of
+//            two below min(nvm.banks, 16); device banks d and d + k*core_banks then share BROI bank d.
+//            tag = a free slot of the entry (< 2^broi.tag_bits) that maps back to the write id.
+//   barrier  McMsg::BARRIER with src = the requester: broi_sched_barrier on its entry.
+//   order    writes and barriers of one entry enter the core in arrival order: an operation the
+//            core refuses (BROI_FULL: no free unit / barrier register) waits in a per-entry FIFO
+//            with everything behind it, and is retried after the next schedule step frees room.
+// Scheduling: one broi_sched_schedule step per clock period (broi.clock_ghz) while anything is
+// buffered, never otherwise (no wake-up when idle). bank_ready bit b = some device bank that BROI
+// bank b stands for is free now (nvm_bank_free_at <= now) and the memory controller's write queue
+// is not full; mc_low = device writes in flight < half of broi.mc_queue_entries (the paper only
+// says "low utilization"; half is our rule). A step that issues nothing sleeps until the next bank
+// frees (or an in-flight write completes, when the queue was full), at least one period.
+// Acknowledgement (durability): in BPS a persist is done when its NVM write is done (IV-C, the
+// memory controller acknowledges after the request drained to the device, step 8-9 of Figure 6(b));
+// so a write is acknowledged late (kAckLater) at the completion time of its device write. The
+// barrier the BROI controller sends to the memory controller (IV-D iv) is honoured there: a write
+// of a later barrier set of the same entry starts on the device no earlier than every write of
+// the earlier sets of that entry has completed, so durability follows epoch order per thread.
+#include "broi_sched_fe.h"
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <sstream>
+#include <vector>
+#include <cmath>
+extern "C" {
+#include "broi_sched.h"
+}
+
+namespace persim {
+namespace {
+
+class BroiSchedFe : public WriteQueue {
+public:
+    BroiSchedFe(const Config &c, McPort &p) : port_(p)
+    {
+        broi_sched_cfg bc{};
+        bc.local_entries = (uint32_t)c.i("broi.local_entries");
+        bc.remote_entries = (uint32_t)c.i("broi.remote_entries");
+        bc.units = (uint32_t)c.i("broi.units");
+        uint32_t nb = std::min<uint32_t>(p.device_banks(), BROI_MAX_BANKS), b = 1;
+        while (b * 2 <= nb) b *= 2;
+        bc.banks = b;
+        bc.local_barriers = (uint32_t)c.i("broi.local_barriers");
+        bc.remote_barriers = (uint32_t)c.i("broi.remote_barriers");
+        bc.sigma = (uint32_t)c.i("broi.sigma_eighths");
+        bc.starve = (uint32_t)c.i("broi.starve_steps");
+        bc.tag_bits = (uint32_t)c.i("broi.tag_bits");
+        mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
+        if (mem_.empty() || broi_sched_init(mem_.data(), &bc) != 0 || bc.units > (1u << bc.tag_bits))
+            throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
+                              "broi.units 1..16 and <= 2^broi.tag_bits, barrier registers 1..2)");
+        s_ = reinterpret_cast<broi_sched *>(mem_.data());
+        period_ = std::max<uint64_t>(1, (uint64_t)std::llround(1000.0 / c.f("broi.clock_ghz")));
+        mc_entries_ = (uint32_t)c.i("broi.mc_queue_entries");
+        const uint32_t n = broi_sched_entries(s_);
+        ent_.resize(n);
+        for (auto &e : ent_) e.slot.assign(1u << bc.tag_bits, Slot{});
+        issue_.resize(bc.banks);
+    }
+
+    uint64_t write(uint64_t t, const McWrite &w) override
+    {
+        const uint32_t e = (uint32_t)((w.requester < 0 ? 0 : w.requester) % (int)broi_sched_config(s_)->local_entries);
+        const uint32_t bank = port_.device_bank_of(w.addr) & (broi_sched_config(s_)->banks - 1);
+        ent_[e].wait.push_back(Op{false, w.id, w.addr, w.bytes, bank});
+        accept(t);
+        kick(t);
+        return kAckLater;
+    }
+
+    bool read(uint64_t, uint64_t, uint64_t *) override { return false; }   // data stays in the persist buffer
+
+    void message(uint64_t t, const McMsg &m) override
+    {
+        if (m.kind != McMsg::BARRIER) return;
+        const uint32_t e = m.src % broi_sched_config(s_)->local_entries;
+        ent_[e].wait.push_back(Op{true, 0, 0, 0, 0});
+        accept(t);
+        kick(t);
+    }
+
+    void wake(uint64_t t) override
+    {
+        if (t < next_wake_) return;          // superseded by an earlier wake-up
+        next_wake_ = kNone;
+        step(t);
+    }
+
+    std::string describe() const override
+    {
+        size_t waiting = 0;
+        for (const auto &e : ent_) waiting += e.wait.size();
+        const uint32_t occ = broi_sched_occupancy(s_);
+        if (!occ && !waiting) return "";
+        std::ostringstream o;
+        o << "broi: " << occ << " request units buffered, " << waiting << " writes/barriers waiting for room";
+        return o.str();
+    }
+
+    void report(StatsWriter &w, const std::string &g, uint64_t sim_ps) const override
+    {
+        const broi_sched_stats *s = broi_sched_get_stats(s_);
+        w.add(g, "broi_pushes", s->pushes, "requests", "write requests stored in BROI entries");
+        w.add(g, "broi_barriers", s->barriers, "barriers", "barriers recorded in BROI entries");
+        w.add(g, "broi_merged", s->merged, "barriers", "barriers with nothing to order (merged, dropped)");
+        w.add(g, "broi_full", s->full, "events", "pushes/barriers refused by a full entry (waited in order)");
+        w.add(g, "broi_issued", s->issued, "requests", "requests issued to the device");
+        w.add(g, "broi_barriers_issued", s->barriers_issued, "barriers", "barriers issued to the memory controller");
+        w.add(g, "broi_steps", s->steps, "steps", "schedule steps (one per BROI clock while anything is buffered)");
+        w.add(g, "broi_starve_grants", s->starve_grants, "requests", "remote requests issued because they starved");
+        w.add(g, "broi_avg_occupancy", sim_ps ? occ_area_ / (double)sim_ps : 0.0, "units",
+              "time-averaged request units buffered (all entries)");
+        w.add(g, "broi_peak_occupancy", peak_occ_, "units", "most request units buffered at once");
+        w.add(g, "broi_barrier_wait_ns", barrier_wait_ps_ / 1000.0, "ns",
+              "total time issued writes waited for an earlier barrier set of their entry to complete");
+    }
+
+private:
+    static constexpr uint64_t kNone = UINT64_MAX;
+    struct Op {
+        bool barrier;
+        uint64_t id, addr;
+        uint32_t bytes, bank;
+    };
+    struct Slot {
+        bool used = false;
+        uint64_t id = 0, addr = 0, epoch = 0;
+        uint32_t bytes = 0;
+    };
+    struct Entry {
+        std::deque<Op> wait;          // not yet accepted by the core, in arrival order
+        std::vector<Slot> slot;       // tag -> write
+        uint64_t epoch = 0;           // barriers accepted so far (the set a new write belongs to)
+        uint64_t issued_epoch = 0;    // set of the latest issued write
+        uint64_t floor = 0;           // completion of every write of the sets before issued_epoch
+        uint64_t set_done = 0;        // latest completion among the issued writes of issued_epoch
+    };
+
+    // Offer every waiting operation to the core, in order per entry, until one is refused.
+    void accept(uint64_t t)
+    {
+        account(t);
+        for (uint32_t e = 0; e < ent_.size(); ++e) {
+            Entry &en = ent_[e];
+            while (!en.wait.empty()) {
+                const Op &op = en.wait.front();
+                if (op.barrier) {
+                    const broi_result r = broi_sched_barrier(s_, e);
+                    if (r == BROI_FULL) break;
+                    if (r == BROI_OK) ++en.epoch;
+                } else {
+                    uint32_t tag = 0;
+                    while (tag < en.slot.size() && en.slot[tag].used) ++tag;
+                    if (tag == en.slot.size() || broi_sched_push(s_, e, op.bank, tag) != BROI_OK) break;
+                    en.slot[tag] = Slot{true, op.id, op.addr, en.epoch, op.bytes};
+                }
+                en.wait.pop_front();
+            }
+        }
+        peak_occ_ = std::max<uint64_t>(peak_occ_, broi_sched_occupancy(s_));
+    }
+
+    bool busy() const
+    {
+        if (broi_sched_occupancy(s_)) return true;
+        for (uint32_t e = 0; e < ent_.size(); ++e)
+            if (!ent_[e].wait.empty() || broi_sched_pending_barriers(s_, e)) return true;
+        return false;
+    }
+
+    // Step at the next clock edge (not before one period after the previous step) if anything waits.
+    void kick(uint64_t t)
+    {
+        if (!busy()) return;
+        wake_later(std::max(t, last_step_ == kNone ? t : last_step_ + period_));
+    }
+    void wake_later(uint64_t at)
+    {
+        if (at >= next_wake_) return;        // an earlier (or the same) wake-up is pending
+        next_wake_ = at;
+        port_.wake_at(at);
+    }
+
+    void step(uint64_t t)
+    {
+        account(t);
+        last_step_ = t;
+        while (!inflight_.empty() && inflight_.top() <= t) inflight_.pop();
+        const broi_sched_cfg *c = broi_sched_config(s_);
+        const uint32_t dev_banks = port_.device_banks();
+        uint32_t ready = 0;
+        uint64_t next_free = kNone;
+        const bool mc_full = mc_entries_ && inflight_.size() >= mc_entries_;
+        for (uint32_t d = 0; d < dev_banks; ++d) {
+            const uint64_t f = port_.device_bank_free_at(d);
+            if (f <= t) ready |= 1u << (d & (c->banks - 1));
+            else next_free = std::min(next_free, f);
+        }
+        if (mc_full) ready = 0;
+        const int mc_low = 2 * inflight_.size() < mc_entries_;
+        uint32_t bar = 0;
+        const uint32_t n = broi_sched_schedule(s_, ready, mc_low, issue_.data(), &bar);
+        for (uint32_t b = 0; b < c->banks; ++b) {
+            if (!issue_[b].valid) continue;
+            Entry &en = ent_[issue_[b].entry];
+            Slot &sl = en.slot[issue_[b].tag];
+            if (sl.epoch != en.issued_epoch) {          // first write of a later barrier set
+                en.floor = std::max(en.floor, en.set_done);
+                en.set_done = 0;
+                en.issued_epoch = sl.epoch;
+            }
+            const uint64_t start = std::max(t, en.floor);
+            barrier_wait_ps_ += start - t;
+            const uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
+            en.set_done = std::max(en.set_done, done);
+            inflight_.push(done);
+            sl.used = false;
+            port_.ack(sl.id, done);
+        }
+        accept(t);      // units freed: waiting operations may enter
+        if (!busy()) return;
+        uint64_t next = t + period_;
+        if (n == 0 && bar == 0) {
+            // Nothing moved: sleep until something can change (a bank frees, a queued write drains).
+            uint64_t ev = mc_full ? inflight_.top() : next_free;
+            if (ev != kNone) next = std::max(next, ev);
+        }
+        wake_later(next);
+    }
+
+    // Occupancy integral for the time average.
+    void account(uint64_t t)
+    {
+        if (t > last_acct_) occ_area_ += (double)broi_sched_occupancy(s_) * (double)(t - last_acct_);
+        last_acct_ = std::max(last_acct_, t);
+    }
+
+    McPort &port_;
+    std::vector<uint64_t> mem_;
+    broi_sched *s_;
+    std::vector<Entry> ent_;
+    std::vector<broi_issue> issue_;
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> inflight_;   // device completions
+    uint64_t period_ = 400;
+    uint32_t mc_entries_ = 64;
+    uint64_t next_wake_ = kNone, last_step_ = kNone, last_acct_ = 0;
+    double occ_area_ = 0;
+    uint64_t peak_occ_ = 0, barrier_wait_ps_ = 0;
+};
+
+std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_unique<BroiSchedFe>(c, p); }
+
+} // namespace
+
+const WriteQueueKind kBroiSchedFe{"broi", "BROI controller: per-thread entries split by barriers, BLP-aware issue "
+                                          "to the device banks; acknowledged when the device write completes", make};
+
+} // namespace persim

@@ -1,0 +1,3 @@
+#pragma once
+#include "write_queue.h"
+namespace persim { extern const WriteQueueKind kBroiSchedFe; }
