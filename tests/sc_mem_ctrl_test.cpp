@@ -8,11 +8,10 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 #include "mem_ctrl.h"
+#include "sc_fork.h"
 
 using namespace persim;
 using namespace sc_core;
@@ -304,34 +303,10 @@ Fig6 run_fig6(Bench &b)
 }
 Fig6 run_fig6_fifo_in_child()   // SystemC elaborates once per process
 {
-    Fig6 f;
-    int fd[2];
-    if (pipe(fd) != 0) return f;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        Fig6 c;
-        try {
-            Bench b(broi_sets({"broi.local_entries=1", "broi.units=16"}));
-            c = run_fig6(b);
-        } catch (...) {
-            c.code = -2;
-        }
-        ssize_t n = write(fd[1], &c, sizeof c);
-        _exit(n == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    if (pid > 0) {
-        size_t got = 0;
-        char *p = reinterpret_cast<char *>(&f);
-        ssize_t n;
-        while (got < sizeof f && (n = read(fd[0], p + got, sizeof f - got)) > 0) got += (size_t)n;
-        if (got != sizeof f) f = Fig6{};
-        int st = 0;
-        waitpid(pid, &st, 0);
-    }
-    close(fd[0]);
-    return f;
+    return run_in_child<Fig6>([] {
+        Bench b(broi_sets({"broi.local_entries=1", "broi.units=16"}));
+        return run_fig6(b);
+    }, Fig6{});
 }
 
 TEST(MemCtrlBroi, Figure6BlpAwareChoiceBeatsFifo)

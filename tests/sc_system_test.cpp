@@ -1,7 +1,6 @@
 // SystemC integration tests: whole-system runs on a small GPU. Each test case runs in its own
 // process (SystemC elaborates once per process).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include "sc_fork.h"
 #include "sim.h"
 
 using namespace persim;
@@ -152,37 +152,15 @@ struct EpochFigures {
 };
 EpochFigures run_epoch_gpkvs_in_child()
 {
-    EpochFigures f;
-    int fd[2];
-    if (pipe(fd) != 0) return f;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
+    return run_in_child<EpochFigures>([] {
         EpochFigures c;
-        try {
-            RunResult e = run_simulation(small_spec("epoch", "gpkvs"));
-            c.code = e.code;
-            c.stall_barrier = stat(e, "stall_barrier_cycles");
-            c.stall_odm = stat(e, "stall_odm_cycles");
-            c.epoch_barriers = sm_sum(e, "", "prim_epoch_bar");
-        } catch (...) {
-            c.code = -2;
-        }
-        ssize_t n = write(fd[1], &c, sizeof c);
-        _exit(n == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    if (pid > 0) {
-        size_t got = 0;
-        char *p = reinterpret_cast<char *>(&f);
-        ssize_t n;
-        while (got < sizeof f && (n = read(fd[0], p + got, sizeof f - got)) > 0) got += (size_t)n;
-        if (got != sizeof f) f = EpochFigures{};
-        int st = 0;
-        waitpid(pid, &st, 0);
-    }
-    close(fd[0]);
-    return f;
+        RunResult e = run_simulation(small_spec("epoch", "gpkvs"));
+        c.code = e.code;
+        c.stall_barrier = stat(e, "stall_barrier_cycles");
+        c.stall_odm = stat(e, "stall_odm_cycles");
+        c.epoch_barriers = sm_sum(e, "", "prim_epoch_bar");
+        return c;
+    }, EpochFigures{});
 }
 } // namespace
 

@@ -65,10 +65,12 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c)
     m.llc_ps = ns_to_ps(c.f("host.llc_latency_ns"));
     if (sys.pm_in_dram) {
         // DRAM-only baseline: the persistent region's channels hold DRAM (DRAM timing, no WPQ).
-        n.read_latency_ps = n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
-        n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
-        n.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns"));
-        n.bank_busy_hit_ps = 0;
+        const nvm_cfg d = dram(c).dev;
+        n.read_latency_ps = d.read_latency_ps;
+        n.write_latency_ps = d.write_latency_ps;
+        n.row_hit_latency_ps = d.row_hit_latency_ps;
+        n.bank_busy_miss_ps = d.bank_busy_miss_ps;
+        n.bank_busy_hit_ps = d.bank_busy_hit_ps;
         m.front_end = "direct";
         m.persistent = false;
     }
