@@ -45,16 +45,26 @@ void CacheCtrl::drain_functional(mem_image *img) const
     }
 }
 
-uint64_t AckQueue::track(int requester, uint64_t at)
+uint64_t AckQueue::expect(bool tracked, int requester, uint32_t tag)
 {
     const uint64_t s = seq_++;
-    outstanding_[requester].insert(s);
-    last_[requester] = s;
-    q_.push(Ack{at, s, true, requester, 0});
+    if (tracked) {
+        outstanding_[requester].insert(s);
+        last_[requester] = s;
+    }
+    expected_[s] = Ack{0, s, tracked, requester, tag};
     return s;
 }
 
-void AckQueue::untracked(uint64_t at, uint32_t tag) { q_.push(Ack{at, seq_++, false, -1, tag}); }
+void AckQueue::arrive(uint64_t seq, uint64_t at)
+{
+    auto it = expected_.find(seq);
+    if (it == expected_.end()) return;
+    Ack a = it->second;
+    expected_.erase(it);
+    a.at = at;
+    q_.push(a);
+}
 
 uint64_t AckQueue::ticket(int requester) const
 {

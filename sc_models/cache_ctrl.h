@@ -30,16 +30,21 @@ public:
     uint32_t line_bytes() const { return lb_; }
 
     // Writes the dirty bytes of line `idx` downstream through `sock`, starting at `start_ps`
-    // (>= now), and marks the line clean. Returns the acknowledgement time.
+    // (>= now), and marks the line clean. Returns the acknowledgement time, or kLateAck if the
+    // target acknowledges later through `ack_to` (with `token`; nullptr: the caller cannot take it).
+    static constexpr uint64_t kLateAck = UINT64_MAX;
     template <class Socket>
-    uint64_t write_back(Socket &sock, int32_t idx, uint64_t start_ps, int requester, const uint32_t *writers)
+    uint64_t write_back(Socket &sock, int32_t idx, uint64_t start_ps, int requester, const uint32_t *writers,
+                        AckReceiver *ack_to = nullptr, uint64_t token = 0)
     {
         MemReq req(tlm::TLM_WRITE_COMMAND, 0, lb_);
         fill_write_back(req, idx, requester, writers);
+        req.ext.ack_to = ack_to;
+        req.ext.ack_token = token;
         sc_core::sc_time d = ps(start_ps - now_ps());
         sock->b_transport(req.gp, d);
         cache_clean(c_, idx);
-        return now_ps() + d.value();
+        return req.ext.ack_later ? kLateAck : now_ps() + d.value();
     }
     // Byte-masked write into line `idx` (runs of set bits).
     void write_masked(int32_t idx, const uint8_t *data, const uint64_t mask[2]);
@@ -56,11 +61,13 @@ private:
 // Acknowledgements of write-backs in time order. A tracked write-back gets a ticket of its
 // requester: the requester's fence is done once every tracked write-back it issued up to its
 // ticket is acknowledged. An untracked one only carries a tag back (e.g. a persist unit's phase).
+// expect() registers a write-back before it is sent (its ticket counts at once); arrive() gives
+// its acknowledgement time, on return of the write or later (a late acknowledgement).
 class AckQueue {
 public:
     struct Ack { uint64_t at, seq; bool tracked; int requester; uint32_t tag; };
-    uint64_t track(int requester, uint64_t at);               // returns the write-back's ticket
-    void untracked(uint64_t at, uint32_t tag);
+    uint64_t expect(bool tracked, int requester, uint32_t tag);   // returns the write-back's seq (ticket)
+    void arrive(uint64_t seq, uint64_t at);
     // The newest ticket of `requester` (0: none yet); done when it and all before are acknowledged.
     uint64_t ticket(int requester) const;
     bool ticket_done(int requester, uint64_t ticket) const;
@@ -74,6 +81,7 @@ private:
     std::priority_queue<Ack, std::vector<Ack>, Later> q_;
     std::map<int, std::set<uint64_t>> outstanding_;
     std::map<int, uint64_t> last_;
+    std::map<uint64_t, Ack> expected_;      // sent, acknowledgement time not known yet
     uint64_t seq_ = 1;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <systemc>
 #include <tlm>
 
@@ -38,6 +39,52 @@ struct MemExt : tlm::tlm_extension<MemExt> {
 
     tlm::tlm_extension_base *clone() const override { return new MemExt(*this); }
     void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const MemExt &>(e); }
+};
+
+// A hop between an initiator and a target that may acknowledge late (PCIe, the GPU crossbar): it
+// puts itself in as the receiver while it forwards a write, and relays a late acknowledgement back
+// to the initiator after its own return latency (return_ps).
+class AckRelay : public AckReceiver {
+public:
+    struct Saved { AckReceiver *to; uint64_t token, mine; };
+    // Before forwarding write `e` (nullptr: no extension).
+    Saved enter(MemExt *e)
+    {
+        Saved s{e ? e->ack_to : nullptr, e ? e->ack_token : 0, next_++};
+        if (s.to) {
+            e->ack_to = this;
+            e->ack_token = s.mine;
+        }
+        return s;
+    }
+    // After forwarding: gives the initiator its receiver back; true if the acknowledgement comes
+    // later (it is relayed through `port`, see return_ps).
+    bool leave(MemExt *e, const Saved &s, uint32_t port)
+    {
+        if (!s.to) return false;
+        e->ack_to = s.to;
+        e->ack_token = s.token;
+        if (!e->ack_later) return false;
+        relay_[s.mine] = Pending{s.to, s.token, port};
+        return true;
+    }
+    void on_late_ack(uint64_t token, uint64_t ack_ps) override
+    {
+        auto it = relay_.find(token);
+        if (it == relay_.end()) return;
+        const Pending p = it->second;
+        relay_.erase(it);
+        p.to->on_late_ack(p.token, return_ps(p.port, ack_ps));
+    }
+
+protected:
+    // When an acknowledgement given at `ack_ps` at the far side is back at the near side.
+    virtual uint64_t return_ps(uint32_t port, uint64_t ack_ps) = 0;
+
+private:
+    struct Pending { AckReceiver *to; uint64_t token; uint32_t port; };
+    std::map<uint64_t, Pending> relay_;
+    uint64_t next_ = 1;
 };
 
 // A stack-allocated request: payload + extension + line buffer.

@@ -225,3 +225,48 @@ TEST(Eadr, AdrPersistLatencyIncludesNvmQueue)
     EXPECT_GT(lat, 0);
     EXPECT_NEAR(lat * writes, queue_ns, 1e-6 * queue_ns) << "ADR persist latency is not the NVM queue wait";
 }
+
+// Every memory-controller front end plugs into the GPU: a front end that acknowledges late (broi:
+// when the device write completes) reaches the L1s through the crossbar (and PCIe when far).
+namespace {
+struct LateFigures {
+    int code = -1;
+    bool verified = false;
+    double ctrl_late = -1, l1_late = -1, persisted = -1;
+};
+LateFigures late_ack_run(const std::string &placement)
+{
+    RunResult r = run_simulation(small_spec("sbrp", "reduction", {"nvm.front_end=broi", "system.pm_placement=" + placement}));
+    LateFigures f;
+    f.code = r.code;
+    f.verified = r.verified;
+    f.ctrl_late = r.stats["top.nvm0"].contains("late_acks") ? r.stats["top.nvm0"]["late_acks"]["value"].get<double>() : 0;
+    f.l1_late = sm_sum(r, ".l1", "late_acks");
+    f.persisted = stat(r, "persisted_writes");
+    return f;
+}
+} // namespace
+
+TEST(GpuFrontEnds, BroiAcknowledgesLateThroughCrossbarAndPcie)
+{
+    const LateFigures far = run_in_child<LateFigures>([] { return late_ack_run("far"); }, LateFigures{});
+    const LateFigures near = late_ack_run("near");
+    for (const LateFigures &f : {near, far}) {
+        ASSERT_EQ(f.code, EXIT_OK);
+        EXPECT_TRUE(f.verified);
+        EXPECT_GT(f.persisted, 0);
+        EXPECT_EQ(f.ctrl_late, f.persisted);   // every persist acknowledged by the front end's decision
+        EXPECT_EQ(f.l1_late, f.persisted);     // and each reached its L1 as a late acknowledgement
+    }
+}
+
+TEST(GpuFrontEnds, LateFrontEndWithL2WriteBackModelIsRejected)
+{
+    try {
+        run_simulation(small_spec("nvwfifo", "reduction", {"nvm.front_end=broi"}));
+        FAIL() << "no error";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("nvm.front_end"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("nvwfifo"), std::string::npos) << e.what();
+    }
+}

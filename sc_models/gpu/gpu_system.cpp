@@ -14,6 +14,12 @@ GpuSystem::GpuSystem(sc_module_name n, const Config &c, const PersistModel *mode
     period_ps_ = gpu->cfg().period_ps;
     dram = new MemCtrl("dram", c, MemCtrlCfg::dram(c), backing);
     pm = std::make_unique<PmControllers>(c, backing);
+    // The L1s take late acknowledgements (through the crossbar, and PCIe when far); PM lines that a
+    // model keeps write-back in the L2 are written back by the L2, which does not.
+    if (pm->late_acks && gpu->persist().l2_pm_write_back())
+        throw ConfigError("nvm.front_end: '" + pm->front_end + "' acknowledges writes late, but model '" +
+                          model->name + "' writes PM lines back from the L2, which takes only immediate "
+                          "acknowledgements (use adr_wpq or direct with this model)");
     gpu->l2->dram_isock.bind(dram->tsock);
     if (gpu->cfg().sys.pm_far) {
         pcie = new Pcie("pcie", c);

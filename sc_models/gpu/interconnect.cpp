@@ -28,7 +28,12 @@ void Interconnect::b_transport(int id, tlm::tlm_generic_payload &gp, sc_time &de
     uint64_t t = now_ps() + delay.value();
     uint64_t at_l2 = link_send(&to_bank_[bank], t, rd ? 0 : (e ? sector_bytes(e->mask, lb) : lb));
     sc_time d = ps(at_l2 - now_ps());
+    const Saved sv = enter(rd ? nullptr : e);
     isock->b_transport(gp, d);
+    if (!rd && leave(e, sv, (uint32_t)id)) {
+        delay = SC_ZERO_TIME;
+        return;
+    }
     uint64_t back = link_send(&to_sm_[(size_t)id], now_ps() + d.value(), rd ? lb : 0);
     delay = ps(back - now_ps());
 }

@@ -23,7 +23,7 @@ inline uint32_t l2_bank_of(uint64_t addr, uint32_t line_bytes, uint32_t banks)
     return (uint32_t)((l ^ (l >> 7) ^ (l >> 13)) % banks);
 }
 
-class Interconnect : public sc_core::sc_module {
+class Interconnect : public sc_core::sc_module, public AckRelay {
 public:
     tlm_utils::multi_passthrough_target_socket<Interconnect> tsock;  // one binding per SM
     tlm_utils::simple_initiator_socket<Interconnect> isock;           // to the L2
@@ -32,6 +32,8 @@ public:
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    // A late acknowledgement returns to SM `port` over its crossbar port (header only).
+    uint64_t return_ps(uint32_t port, uint64_t ack_ps) override { return link_send(&to_sm_[port], ack_ps, 0); }
     std::vector<link_state> to_bank_, to_sm_;
     uint32_t banks_, line_bytes_;
 };

@@ -36,23 +36,38 @@ void L1::arm_ack()
 void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
 {
     const bool pm = cache_line_at_const(cache_, idx)->pm;
-    const uint64_t at = ctrl_.write_back(isock, idx, now_ps(), sm_, tracker_ ? &writers_[(size_t)idx * line_bytes_] : nullptr);
+    // Persist-unit write-backs carry their phase back (the unit counts acks by phase); every other
+    // PM write-back, and volatile ones a fence waits for, is tracked with a ticket.
+    const bool acked = pb_persist || tracked || pm;
+    const uint64_t seq = acked ? acks_.expect(!pb_persist, sm_, phase) : 0;
+    const uint64_t t0 = now_ps();
+    const uint64_t at = ctrl_.write_back(isock, idx, t0, sm_, tracker_ ? &writers_[(size_t)idx * line_bytes_] : nullptr,
+                                         acked ? this : nullptr, seq);
     cache_line_at(cache_, idx)->pb_index = CACHE_NO_PB;
     ++st_.writebacks;
-    if (pm) {
-        ++st_.pm_persists;
-        st_.persist_ack_ps += at - now_ps();
-    } else {
-        ++st_.vol_writebacks;
+    if (pm) ++st_.pm_persists;
+    else ++st_.vol_writebacks;
+    if (at == CacheCtrl::kLateAck) {             // acknowledged later: on_late_ack
+        if (pm) late_pm_sent_[seq] = t0;
+        return;
     }
-    if (pb_persist) {
-        acks_.untracked(at, phase);     // the persist unit counts its acks by phase
-        arm_ack();
-    } else if (tracked || pm) {
-        // Every PM write-back (and volatile ones a fence waits for) is tracked.
-        acks_.track(sm_, at);
+    if (pm) st_.persist_ack_ps += at - t0;
+    if (acked) {
+        acks_.arrive(seq, at);
         arm_ack();
     }
+}
+
+void L1::on_late_ack(uint64_t token, uint64_t ack_ps)
+{
+    ++st_.late_acks;
+    auto it = late_pm_sent_.find(token);
+    if (it != late_pm_sent_.end()) {
+        st_.persist_ack_ps += ack_ps - it->second;
+        late_pm_sent_.erase(it);
+    }
+    acks_.arrive(token, ack_ps);
+    arm_ack();
 }
 
 void L1::ack_method()
@@ -274,6 +289,8 @@ void L1::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "pm_flushes", st_.pm_persists, "lines", "PM lines written back towards the persistence domain");
     w.add(g, "vol_writebacks", st_.vol_writebacks, "lines", "volatile lines written back to L2");
     w.add(g, "acks", st_.acks, "acks", "write acknowledgements received");
+    if (st_.late_acks)
+        w.add(g, "late_acks", st_.late_acks, "acks", "acknowledgements that came after the write's return (front end decided later)");
     w.add(g, "avg_persist_ack_ns", st_.pm_persists ? st_.persist_ack_ps / 1000.0 / st_.pm_persists : 0, "ns",
           "average time from a PM flush leaving L1 to its acknowledgement");
     w.add(g, "evictions", st_.evictions, "lines", "valid lines replaced");

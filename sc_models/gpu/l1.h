@@ -6,6 +6,7 @@
 // Acknowledgements come back at times computed by the memory side; an ack event wakes the L1.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <queue>
 #include <set>
 #include <vector>
@@ -31,7 +32,7 @@ struct L1Client {
     virtual void on_ticket_progress() = 0;                  // tracked write-backs acknowledged
 };
 
-class L1 : public sc_core::sc_module {
+class L1 : public sc_core::sc_module, public AckReceiver {
 public:
     tlm_utils::simple_initiator_socket<L1> isock;
     SC_HAS_PROCESS(L1);
@@ -73,6 +74,8 @@ public:
     // The persist unit releases line `idx` as a persist of `phase` (its ack goes back to the unit).
     void persist_writeback(int32_t idx, uint32_t phase) { writeback(idx, false, true, phase); }
     cache *cache_core() { return cache_; }
+    // A write-back acknowledged later than its return (a controller front end such as broi).
+    void on_late_ack(uint64_t token, uint64_t ack_ps) override;
     void trace(sc_core::sc_trace_file *tf);   // VCD: the persist unit's waveforms (SBRP: PB occupancy, ACTR)
 
 private:
@@ -96,13 +99,14 @@ private:
     uint32_t line_bytes_;
     uint64_t pm_base_, hit_ps_, period_ps_;
 
-    AckQueue acks_;                        // write-back acknowledgements (tickets keyed by requester = SM)
+    AckQueue acks_;
+    std::map<uint64_t, uint64_t> late_pm_sent_;   // PM write-backs acknowledged later: seq -> send time                        // write-back acknowledgements (tickets keyed by requester = SM)
     sc_core::sc_event ack_ev_;
 
     struct {
         uint64_t loads = 0, load_hits = 0, pm_loads = 0, pm_load_misses = 0, vol_load_misses = 0, mshr_merges = 0;
         uint64_t stores = 0, pm_stores = 0, store_misses = 0;
-        uint64_t writebacks = 0, pm_persists = 0, vol_writebacks = 0, acks = 0;
+        uint64_t writebacks = 0, pm_persists = 0, vol_writebacks = 0, acks = 0, late_acks = 0;
         uint64_t evictions = 0, evict_stalls = 0, invalidations = 0;
         uint64_t persist_ack_ps = 0;       // sum of flush-to-ack times of PM persists
     } st_;

@@ -122,6 +122,11 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         cache_clean(c, idx);
         sc_time d = ps(tag_done - now_ps());
         down->b_transport(gp, d);
+        if (e && e->ack_later) {                 // the initiator hears later (MemExt::ack_to)
+            delay = SC_ZERO_TIME;
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
+        }
         ack = now_ps() + d.value();
     }
     delay = ps(ack - now_ps());

@@ -267,6 +267,6 @@ std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_
 } // namespace
 
 const WriteQueueKind kBroiSchedFe{"broi", "BROI controller: per-thread entries split by barriers, BLP-aware issue "
-                                          "to the device banks; acknowledged when the device write completes", make};
+                                          "to the device banks; acknowledged when the device write completes", make, true};
 
 } // namespace persim

@@ -317,6 +317,9 @@ PmControllers::PmControllers(const Config &c, mem_image *backing)
 {
     const MemCtrlCfg mc = MemCtrlCfg::nvm(c);
     const uint32_t nc = mc.controllers;
+    front_end = mc.front_end;
+    const WriteQueueKind *k = find_write_queue(mc.front_end);
+    late_acks = k && k->late_acks;
     router = new PmRouter("pm_router", nc, mc.interleave_bytes);
     for (uint32_t i = 0; i < nc; ++i) ctrls.push_back(new MemCtrl(("nvm" + std::to_string(i)).c_str(), c, mc, backing, i, nc));
     for (uint32_t i = 0; i < nc; ++i) router->isocks[i]->bind(ctrls[i]->tsock);

@@ -169,6 +169,8 @@ struct PmControllers {
     void broadcast(const McMsg &m, uint64_t at);
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
+    std::string front_end;         // nvm.front_end in use
+    bool late_acks = false;        // the front end may acknowledge writes after their return
 };
 
 } // namespace persim

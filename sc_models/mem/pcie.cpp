@@ -25,34 +25,15 @@ void Pcie::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     const bool rd = gp.is_read();
     uint64_t at_host = link_send(&down_, t, rd ? 0 : (e ? sector_bytes(e->mask, lb) : lb));
     sc_time d = ps(at_host - now_ps());
-    AckReceiver *to = e ? e->ack_to : nullptr;
-    const uint64_t token = e ? e->ack_token : 0, mine = next_token_;
-    if (!rd && to) {
-        e->ack_to = this;
-        e->ack_token = next_token_++;
-    }
+    const Saved sv = enter(rd ? nullptr : e);
     isock->b_transport(gp, d);
-    if (!rd && to) {
-        e->ack_to = to;
-        e->ack_token = token;
-        if (e->ack_later) {
-            relay_[mine] = {to, token};
-            delay = SC_ZERO_TIME;
-            return;
-        }
+    if (!rd && leave(e, sv, 0)) {
+        delay = SC_ZERO_TIME;
+        return;
     }
     uint64_t host_done = now_ps() + d.value();
     uint64_t back = link_send(&up_, host_done, rd ? lb : 0);
     delay = ps(back - now_ps());
-}
-
-void Pcie::on_late_ack(uint64_t token, uint64_t ack_ps)
-{
-    auto it = relay_.find(token);
-    if (it == relay_.end()) return;
-    auto [to, t0] = it->second;
-    relay_.erase(it);
-    to->on_late_ack(t0, link_send(&up_, ack_ps, 0));
 }
 
 void Pcie::report(StatsWriter &w, uint64_t sim_ps) const

@@ -3,7 +3,6 @@
 // carries its sectors down and gets a header-only acknowledgement back up (the GPU must learn
 // that the write reached the persistence domain).
 #pragma once
-#include <map>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -17,21 +16,18 @@ extern "C" {
 
 namespace persim {
 
-class Pcie : public sc_core::sc_module, public AckReceiver {
+class Pcie : public sc_core::sc_module, public AckRelay {
 public:
     tlm_utils::simple_target_socket<Pcie> tsock;       // from the GPU L2
     tlm_utils::simple_initiator_socket<Pcie> isock;    // to the host memory
     Pcie(sc_core::sc_module_name n, const Config &c);
     void report(StatsWriter &w, uint64_t sim_ps) const;
 
-    // A late acknowledgement from the host side travels back up the link (header only).
-    void on_late_ack(uint64_t token, uint64_t ack_ps) override;
-
 private:
+    // A late acknowledgement from the host side travels back up the link (header only).
+    uint64_t return_ps(uint32_t, uint64_t ack_ps) override { return link_send(&up_, ack_ps, 0); }
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     link_state down_{}, up_{};
-    std::map<uint64_t, std::pair<AckReceiver *, uint64_t>> relay_;   // our token -> initiator's
-    uint64_t next_token_ = 1;
 };
 
 } // namespace persim

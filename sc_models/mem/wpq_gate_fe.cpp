@@ -173,6 +173,6 @@ std::unique_ptr<WriteQueue> make(const Config &c, McPort &p) { return std::make_
 } // namespace
 
 const WriteQueueKind kWpqGateFe{"wpq_gate", "LightWSP region-gated WPQ: acknowledged when the write's region is "
-                                            "persisted at every controller; younger regions stay gated", make};
+                                            "persisted at every controller; younger regions stay gated", make, true};
 
 } // namespace persim

@@ -88,6 +88,7 @@ struct WriteQueueKind {
     const char *name;
     const char *desc;
     std::unique_ptr<WriteQueue> (*make)(const Config &c, McPort &port);
+    bool late_acks = false;   // may answer kAckLater: every initiator of a write must take late acks
 };
 
 const std::vector<const WriteQueueKind *> &all_write_queues();   // sc_models/registry.cpp
