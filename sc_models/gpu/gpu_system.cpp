@@ -10,9 +10,9 @@ GpuSystem::GpuSystem(sc_module_name n, const Config &c, const PersistModel *mode
                      mem_image *backing)
     : sc_module(n)
 {
-    gpu = new Gpu("gpu", c, model, prog, backing);
+    gpu = std::make_unique<Gpu>("gpu", c, model, prog, backing);
     period_ps_ = gpu->cfg().period_ps;
-    dram = new MemCtrl("dram", c, MemCtrlCfg::dram(c), backing);
+    dram = std::make_unique<MemCtrl>("dram", c, MemCtrlCfg::dram(c), backing);
     pm = std::make_unique<PmControllers>(c, backing);
     // The L1s take late acknowledgements (through the crossbar, and PCIe when far); PM lines that a
     // model keeps write-back in the L2 are written back by the L2, which does not.
@@ -22,19 +22,12 @@ GpuSystem::GpuSystem(sc_module_name n, const Config &c, const PersistModel *mode
                           "acknowledgements (use adr_wpq or direct with this model)");
     gpu->l2->dram_isock.bind(dram->tsock);
     if (gpu->cfg().sys.pm_far) {
-        pcie = new Pcie("pcie", c);
+        pcie = std::make_unique<Pcie>("pcie", c);
         gpu->l2->pm_isock.bind(pcie->tsock);
         pcie->isock.bind(pm->router->tsock);
     } else {
         gpu->l2->pm_isock.bind(pm->router->tsock);
     }
-}
-
-GpuSystem::~GpuSystem()
-{
-    delete gpu;
-    delete dram;
-    delete pcie;
 }
 
 void GpuSystem::set_durable_sink(DurableSink *s)

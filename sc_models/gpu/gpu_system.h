@@ -19,7 +19,6 @@ class GpuSystem : public sc_core::sc_module, public System {
 public:
     GpuSystem(sc_core::sc_module_name n, const Config &c, const PersistModel *model, const persim_prog *prog,
               mem_image *backing);
-    ~GpuSystem() override;
 
     static const SystemKind kind;
 
@@ -37,9 +36,10 @@ public:
     void drain_functional(mem_image *img) override { gpu->drain_functional(img); }
     void report(StatsWriter &w, uint64_t sim_ps) override;
 
-    Gpu *gpu;
-    MemCtrl *dram;
-    Pcie *pcie = nullptr;
+    // Owned (a constructor that throws half-way frees what it built).
+    std::unique_ptr<Gpu> gpu;
+    std::unique_ptr<MemCtrl> dram;
+    std::unique_ptr<Pcie> pcie;
     std::unique_ptr<PmControllers> pm;
 
 private:

@@ -320,17 +320,28 @@ PmControllers::PmControllers(const Config &c, mem_image *backing)
     front_end = mc.front_end;
     const WriteQueueKind *k = find_write_queue(mc.front_end);
     late_acks = k && k->late_acks;
-    router = new PmRouter("pm_router", nc, mc.interleave_bytes);
-    for (uint32_t i = 0; i < nc; ++i) ctrls.push_back(new MemCtrl(("nvm" + std::to_string(i)).c_str(), c, mc, backing, i, nc));
-    for (uint32_t i = 0; i < nc; ++i) router->isocks[i]->bind(ctrls[i]->tsock);
-    if (nc > 1) links = new McLinks("nvm_links", mc, ctrls);
+    try {
+        router = new PmRouter("pm_router", nc, mc.interleave_bytes);
+        for (uint32_t i = 0; i < nc; ++i)
+            ctrls.push_back(new MemCtrl(("nvm" + std::to_string(i)).c_str(), c, mc, backing, i, nc));
+        for (uint32_t i = 0; i < nc; ++i) router->isocks[i]->bind(ctrls[i]->tsock);
+        if (nc > 1) links = new McLinks("nvm_links", mc, ctrls);
+    } catch (...) {
+        free_all();      // a bad front-end configuration: nothing half-built is left behind
+        throw;
+    }
 }
 
-PmControllers::~PmControllers()
+PmControllers::~PmControllers() { free_all(); }
+
+void PmControllers::free_all()
 {
     delete router;
     delete links;
     for (auto *m : ctrls) delete m;
+    router = nullptr;
+    links = nullptr;
+    ctrls.clear();
 }
 
 void PmControllers::set_durable_sink(DurableSink *s)

@@ -161,7 +161,7 @@ namespace persim {
 struct PmControllers {
     PmControllers(const Config &c, mem_image *backing);
     ~PmControllers();
-    PmRouter *router;
+    PmRouter *router = nullptr;
     std::vector<MemCtrl *> ctrls;
     McLinks *links = nullptr;      // with more than one controller
     void set_durable_sink(DurableSink *s);
@@ -171,6 +171,9 @@ struct PmControllers {
     void report(StatsWriter &w, uint64_t sim_ps) const;
     std::string front_end;         // nvm.front_end in use
     bool late_acks = false;        // the front end may acknowledge writes after their return
+
+private:
+    void free_all();
 };
 
 } // namespace persim
