@@ -311,7 +311,10 @@ Spec parse_spec(const std::string &path)
         for (const auto &e : list_of(s, j["seeds"], "seeds")) {
             if (!e.is_number_unsigned()) bad(s, "'seeds': expected a non-negative integer, got " + e.dump());
             std::string v = std::to_string(e.get<uint64_t>());
-            sd.choices.push_back(simple(v, "--seed"));
+            // The input seed of every command: `--seed` of `persim crash` picks crash points instead.
+            Choice c = simple(v, "--set");
+            c.args = {"--set", "sim.seed=" + v};
+            sd.choices.push_back(c);
         }
         s.dims.push_back(sd);
     }
