@@ -170,41 +170,19 @@ RunResult run_simulation(const RunSpec &spec)
 
     const SystemCfg sys = SystemCfg::from(spec.cfg);
     const uint64_t limit_ps = (uint64_t)(sys.max_time_ms * 1e9);
-    const int64_t progress_ms = sys.progress_ms;
-    const uint64_t slice_ps = 20'000'000;      // 20 us of simulated time between progress checks
-    auto last_print = host0;
-    bool printed = false;
-    while (!top->finished()) {
-        sc_start(sc_time((double)slice_ps, SC_PS));
-        if (top->finished()) break;
-        if (!sc_pending_activity()) {
-            res.status = "deadlock";
-            res.code = EXIT_STUCK;
-            res.message = "simulated deadlock at " + std::to_string(now_ps() / 1000) +
-                          " ns: no event can make progress\n" + top->describe_stuck();
-            break;
-        }
-        if (now_ps() >= limit_ps) {
-            res.status = "timeout";
-            res.code = EXIT_STUCK;
-            res.message = "run did not finish within sim.max_time_ms = " + std::to_string(sys.max_time_ms) +
-                          " ms of simulated time\n" + top->describe_stuck();
-            break;
-        }
-        auto now = std::chrono::steady_clock::now();
-        if (!spec.quiet && progress_ms > 0 &&
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - last_print).count() >= progress_ms) {
-            double hs = std::chrono::duration<double>(now - host0).count();
-            std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M warp-instr/s\n", now_ps() / 1e6,
-                         top->progress_line().c_str(), top->instructions() / hs / 1e6);
-            last_print = now;
-            printed = true;
-        }
+    auto progress = [&](double hs) {
+        std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M warp-instr/s\n", now_ps() / 1e6,
+                     top->progress_line().c_str(), top->instructions() / hs / 1e6);
+    };
+    const RunOutcome out = run_system(*top, limit_ps, spec.quiet ? 0 : sys.progress_ms, progress);
+    if (out.kind != RunOutcome::FINISHED) {
+        res.status = out.kind == RunOutcome::DEADLOCK ? "deadlock" : "timeout";
+        res.code = EXIT_STUCK;
+        res.message = out.message;
     }
-    (void)printed;
     if (tf) sc_close_vcd_trace_file(tf);
     res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host0).count();
-    const uint64_t sim_ps = top->finished() ? top->finish_ps() : now_ps();
+    const uint64_t sim_ps = out.sim_ps;
     res.sim_ps = sim_ps;
     res.cycles = sim_ps / top->period_ps();
     res.instructions = top->instructions();

@@ -1,6 +1,7 @@
 // The registry of system kinds (config key system.kind). Adding a system: its files behind the
 // System interface (system.h) and one line here.
 #include "system.h"
+#include <chrono>
 #include "system_cfg.h"
 #include "gpu_system.h"
 #include "write_queue.h"
@@ -56,6 +57,43 @@ const WriteQueueKind *find_write_queue(const std::string &name)
     for (auto *k : all_write_queues())
         if (name == k->name) return k;
     return nullptr;
+}
+
+} // namespace persim
+
+namespace persim {
+
+RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms, const std::function<void(double)> &progress)
+{
+    using clock = std::chrono::steady_clock;
+    const auto host0 = clock::now();
+    auto last_print = host0;
+    const uint64_t slice_ps = 20'000'000;      // 20 us of simulated time between checks
+    RunOutcome r;
+    while (!s.finished()) {
+        sc_core::sc_start(sc_core::sc_time((double)slice_ps, sc_core::SC_PS));
+        if (s.finished()) break;
+        if (!sc_core::sc_pending_activity()) {
+            r.kind = RunOutcome::DEADLOCK;
+            r.message = "simulated deadlock at " + std::to_string(now_ps() / 1000) + " ns: no event can make progress\n" +
+                        s.describe_stuck();
+            break;
+        }
+        if (now_ps() >= limit_ps) {
+            r.kind = RunOutcome::TIME_LIMIT;
+            r.message = "run did not finish within sim.max_time_ms = " + std::to_string(limit_ps / 1e9) +
+                        " ms of simulated time\n" + s.describe_stuck();
+            break;
+        }
+        const auto now = clock::now();
+        if (progress && progress_ms > 0 &&
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - last_print).count() >= progress_ms) {
+            progress(std::chrono::duration<double>(now - host0).count());
+            last_print = now;
+        }
+    }
+    r.sim_ps = s.finished() ? s.finish_ps() : now_ps();
+    return r;
 }
 
 } // namespace persim

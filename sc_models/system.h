@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,18 @@ public:
     // Every figure of every block, plus the "summary" group (sim_ns and what the CSV row reads).
     virtual void report(StatsWriter &w, uint64_t sim_ps) = 0;
 };
+
+// Runs a system to completion or a limit (sc_start in slices of simulated time). Between slices:
+// no pending event while unfinished = a simulated deadlock; simulated time >= limit_ps = the time
+// limit; both report describe_stuck(). `progress` (may be empty) is called every progress_ms of host
+// time (0: never) with the host seconds so far.
+struct RunOutcome {
+    enum Kind { FINISHED, DEADLOCK, TIME_LIMIT } kind = FINISHED;
+    std::string message;      // DEADLOCK / TIME_LIMIT: what happened and the stuck requesters
+    uint64_t sim_ps = 0;      // finish time, or the time the run stopped
+};
+RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms,
+                      const std::function<void(double host_s)> &progress);
 
 // One registered system kind.
 struct SystemKind {
