@@ -192,9 +192,10 @@ static void count_new(agpm_buf *b, ent *e, uint32_t off, uint32_t len)
     for (uint32_t i = off; i < off + len; i++) c[i] = 1;
 }
 
-int agpm_buf_log_write(agpm_buf *b, uint64_t addr, uint32_t len, agpm_path path)
+int agpm_buf_log_write(agpm_buf *b, uint64_t addr, uint32_t len, agpm_path coded,
+                       agpm_path selected)
 {
-    if (!range_ok(b, addr, len) || path > AGPM_PATH_NT) return -1;
+    if (!range_ok(b, addr, len) || coded > AGPM_PATH_NT || selected > AGPM_PATH_NT) return -1;
     uint64_t block = addr / b->cfg.block_bytes;
     uint32_t off = (uint32_t)(addr % b->cfg.block_bytes);
     b->stats.log_writes++;
@@ -203,11 +204,11 @@ int agpm_buf_log_write(agpm_buf *b, uint64_t addr, uint32_t len, agpm_path path)
         ent *e = get(b, cls, block, 1, &fresh);
         if (fresh) count_new(b, e, off, len);
         else count_hit(b, e, off, len);
-        if (cls == AGPM_WAY_LOG && path != AGPM_PATH_NONE) {
-            if (e->path != AGPM_PATH_NONE && e->path != path)
-                e->mark = (uint8_t)(path == AGPM_PATH_T ? AGPM_MARK_NT_TO_T : AGPM_MARK_T_TO_NT);
-            e->path = (uint8_t)path;
-        }
+        if (cls != AGPM_WAY_LOG) continue;
+        if (coded != AGPM_PATH_NONE && selected != AGPM_PATH_NONE)
+            e->mark = (uint8_t)(coded == selected ? AGPM_MARK_NONE
+                                : selected == AGPM_PATH_T ? AGPM_MARK_NT_TO_T : AGPM_MARK_T_TO_NT);
+        if (selected != AGPM_PATH_NONE) e->path = (uint8_t)selected;
     }
     return 0;
 }

@@ -59,14 +59,24 @@
  *    dropped (counted in stats.resv_dropped); resv_entries = 0 means no reservation buffer;
  *  - agpm_buf_vars can include the reserved entries (include_resv) or only resident ones.
  *
- * Path-change mark (IV-B): "If a certain log update's data path is changed from the temporal one
- * to the non-temporal one, then the original clwb should be dropped since the data is sent
- * directly to the persistent memory controller. Otherwise, if the data path is changed from the
- * non-temporal one to the temporal one, then a clwb-like operation needs to be added after the
- * temporal store to guarantee the data persistence." persim keeps, in the log-way entry, the path
- * of the block's last log update and a mark set when a log update uses the other path; the
- * wrapper queries it (AGPM_MARK_NT_TO_T: add a write-back; AGPM_MARK_T_TO_NT: drop the pending
- * flush) and clears it when done.
+ * Path-change mark (IV-B): "Another extra counter is used as a mark for the change of the data
+ * path. If a certain log update's data path is changed from the temporal one to the non-temporal
+ * one, then the original clwb should be dropped since the data is sent directly to the persistent
+ * memory controller. Otherwise, if the data path is changed from the non-temporal one to the
+ * temporal one, then a clwb-like operation needs to be added after the temporal store to
+ * guarantee the data persistence." We read "a log update's data path is changed" as: the path
+ * the program coded for the log store (store+clwb or an NT store) differs from the path the
+ * selector chose for it. So agpm_buf_log_write takes both: coded != selected sets the mark of
+ * the block's log-way entry (AGPM_MARK_NT_TO_T: the wrapper adds a clwb-like write-back after the
+ * temporal store; AGPM_MARK_T_TO_NT: the program's following clwb of the block is dropped), a log
+ * update that is not redirected clears it; agpm_buf_clear_mark once the wrapper acted. Why not
+ * "two successive log updates of a block used different paths": the selector changes the path
+ * only at a period end, and at a period end all AGPM buffers are flushed (IV-A), so such a mark
+ * could never be seen. A caller wanting that reading anyway passes coded = agpm_buf_last_path().
+ * The entry also keeps the selected path of the block's last log update (agpm_buf_last_path).
+ * A mark is lost when the entry is flushed at a period end (then a dropped clwb is executed on a
+ * line that is no longer dirty -- harmless -- and an added write-back was due right after its
+ * store anyway).
  *
  * Movement between levels (IV-B: "When a cache block is flushed to a lower memory hierarchy, the
  * associated AGPM entry will also be flushed to a lower-level AGPM buffer"): agpm_buf_take removes
@@ -130,10 +140,12 @@ const agpm_buf_cfg *agpm_buf_config(const agpm_buf *b);
 
 /* ---- transaction API (addresses are byte addresses; [addr, addr+len) must lie in one block,
  *      len >= 1; returns 0, or -1 for a bad range) ---- */
-/* A PM log update over `path` (AGPM_PATH_T / _NT; AGPM_PATH_NONE: path not tracked). Allocates
- * (or hits) in a log way and an all way. Sets the path-change mark if the block's previous log
- * update used the other path. */
-int agpm_buf_log_write(agpm_buf *b, uint64_t addr, uint32_t len, agpm_path path);
+/* A PM log update coded by the program for path `coded` and sent over path `selected` (each
+ * AGPM_PATH_T / _NT, or AGPM_PATH_NONE: not known). Allocates (or hits) in a log way and an all
+ * way. Sets the path-change mark if coded and selected are both known and differ, clears it if
+ * they are equal; records `selected` as the block's last path (unless NONE). */
+int agpm_buf_log_write(agpm_buf *b, uint64_t addr, uint32_t len, agpm_path coded,
+                       agpm_path selected);
 /* Any other access (load, data store, persistent data update): all way only, a miss does nothing
  * (unless the block is in the reservation buffer: then it is refilled and counted as a hit).
  * Returns 1 hit, 0 miss, -1 bad range. */
