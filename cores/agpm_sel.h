@@ -30,7 +30,9 @@
  *   where r = max(l1d_t_log / l1d_t_all, l1d_s_log / l1d_s_all) (a quotient with a 0 divisor
  *   counts as 0); compared exactly in integers: log * den >= num * all.
  * The order matters where the conditions overlap: Table II's NW (ratio 0.49, shared memory) is h,
- * SGEMM (all zero, shared memory) is h, BFS and SSSP1 (few logs, some locality) are e.
+ * SGEMM (all zero, shared memory) is h, BFS and SSSP1 (few logs, some locality) are e. Where no
+ * row of Table II decides (h vs e: no kernel has both; c vs g: no L1 locality and only spatial L2
+ * locality), the order above is persim's choice (c and g both choose T anyway).
  * Path per reason (IV: "The temporal data path should be selected ... when moderate localities
  * are presented ... or there are no risks of contention"; "The non-temporal path should be
  * selected ... when too-strong localities are simultaneously presented"; "For cases when no

@@ -143,7 +143,7 @@ char classify(const agpm_sel_in &in)
     return agpm_reason_letter(agpm_sel_classify(&c, &in));
 }
 
-const uint64_t X = 0x10000, Y = 0x20000, Z = 0x30000;
+const uint64_t X = 0x10000, Y = 0x20080, Z = 0x30100;   // three different sets
 
 // Each reason a-h triggered by a small access sequence fed through real AGPM buffers.
 TEST(AgpmSel, ReasonAFromDataReusingTheLoggedBytes)
@@ -209,6 +209,20 @@ TEST(AgpmSel, ReasonHFromSharedMemoryUse)
     EXPECT_EQ(classify(in), 'h');
     in.shm_used = 0;
     EXPECT_EQ(classify(in), 'a');
+    // persim's order where Table II does not decide (no kernel with both): h before e
+    in.shm_used = 1;
+    in.log = 10;
+    EXPECT_EQ(classify(in), 'h');
+}
+
+// Where c and g overlap (no L1 locality; L2 spatial locality only) Table II does not decide
+// either; persim checks c first (both choose T).
+TEST(AgpmSel, OverlapOfCAndGIsC)
+{
+    agpm_sel_in in = run({{3, true, X, 4}, {2, false, X + 64, 4}}, 500);
+    EXPECT_EQ(in.l1d.s_all + in.l2.t_all + in.l2.t_log, 0u);
+    EXPECT_GT(in.l2.s_all, 0u);
+    EXPECT_EQ(classify(in), 'c');
 }
 
 TEST(AgpmSel, PathPerReason)
@@ -300,13 +314,16 @@ TEST(AgpmSel, ThresholdIsClampedAndComparedExactly)
     period(q.s, {9});                          // 100 + 10 = 110
     period(q.s, {10});                         // 121 -> clamped to 110
     EXPECT_EQ(agpm_sel_threshold(q.s), 110u);
-    // averages of sums beyond 2^64 / 3: the products overflow 64 bits
+    // CWPPR compared exactly: 1.8e19 / 2 < 1e19 / 1, although 1e19 * 2 overflows 64 bits
     Sel big;
-    period(big.s, {6000000000000000000ull, 6000000000000000000ull, 6000000000000000000ull});
-    period(big.s, {6100000000000000000ull, 6100000000000000000ull});
-    EXPECT_EQ(agpm_sel_threshold(big.s), 11000u);
-    period(big.s, {6099999999999999999ull, 6100000000000000000ull});   // a hair below 6.1e18
+    period(big.s, {10000000000000000000ull});
+    period(big.s, {9000000000000000000ull, 9000000000000000000ull});
+    EXPECT_EQ(agpm_sel_threshold(big.s), 9000u);
+    period(big.s, {9000000000000000001ull});                            // a hair above 9e18
     EXPECT_EQ(agpm_sel_threshold(big.s), 9900u);
+    period(big.s, {6000000000000000000ull, 6000000000000000000ull, 6000000000000000000ull});
+    period(big.s, {6100000000000000000ull, 6100000000000000000ull});   // both products overflow
+    EXPECT_EQ(agpm_sel_threshold(big.s), 8910u + 891u);
 }
 
 // The NT -> T change of the log path: the program codes its log stores non-temporal (the usual
