@@ -852,7 +852,7 @@ NOTES = {
         "**Differs:** (1) the figure's own bars put each model at the worst point of *its own* run, and the runs "
         "differ: what is durable at a crash depends on the model's timing, and the worst of the sampled SBRP "
         "points can have a larger gpKVS log than the worst epoch point, so gpKVS's ratio there swings with the seed "
-        "(its CI contains 1.0; the same-image row removes that); the paper crashes both at the same logical point. (2) SRAD and scan are "
+        "(a wide CI; the same-image row removes that); the paper crashes both at the same logical point. (2) SRAD and scan are "
         "identical in persim (paper: scan < 5% slower): their recovery is native, and persim counts as recovery "
         "only the kernel that reads the progress markers (coefficients, step flags), which persists nothing; the "
         "recomputed steps are the resumed work. (3) HM can be a few percent *faster* under SBRP on the same images "
