@@ -54,30 +54,7 @@ def fmt(x, nd=2):
     return "n/a" if isnan(x) else f"{x:.{nd}f}"
 
 
-def read_sweep(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return [r for r in csv.DictReader(f)]
-
-
-def match(r, kv):
-    for k, v in kv.items():
-        x = r.get(k, "")
-        try:
-            if float(x) != float(v):
-                return False
-        except (TypeError, ValueError):
-            if str(x) != str(v):
-                return False
-    return True
-
-
-def seed_of(r):
-    """The input seed of a sweep row, from its point name (`-seed<N>-`): the `seed` column of a
-    `persim crash` row (Figure 11) holds the crash sampling seed, not sim.seed."""
-    m = re.search(r"-seed(\d+)(-|$)", r.get("point", ""))
-    return int(m.group(1)) if m else int(r.get("seed") or 1)
+read_sweep, match, seed_of = V.read_sweep, V.match, V.seed_of
 
 
 def runs(rows, col="sim_ns", **kv):

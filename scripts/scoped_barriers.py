@@ -44,29 +44,10 @@ def isnan(x):
 
 
 def read_sweep(res, spec):
-    path = os.path.join(res, spec, "sweep.csv")
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    return V.read_sweep(os.path.join(res, spec, "sweep.csv"))
 
 
-def match(r, kv):
-    for k, v in kv.items():
-        x = r.get(k, "")
-        try:
-            if float(x) != float(v):
-                return False
-        except (TypeError, ValueError):
-            if str(x) != str(v):
-                return False
-    return True
-
-
-def seed_of(r):
-    """The input seed of a sweep row, from its point name (`-seed<N>-`)."""
-    m = re.search(r"-seed(\d+)(-|$)", r.get("point", ""))
-    return int(m.group(1)) if m else int(r.get("seed") or 1)
+match, seed_of = V.match, V.seed_of
 
 
 def rows_of(rows, **kv):

@@ -247,3 +247,36 @@ def plateau(series, exact=False, higher_is_better=True):
         if abs(m) <= h:
             out.append(k)
     return best, out
+
+
+# ---- sweep rows (persim sweep's sweep.csv, docs/sweeps.md), shared by the figure scripts ----------
+
+def read_sweep(path):
+    """The rows of a sweep.csv ([] if the sweep has not run)."""
+    import csv
+    import os
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def match(r, kv):
+    """True if row r has every column value of kv (numbers compared as numbers)."""
+    for k, v in kv.items():
+        x = r.get(k, "")
+        try:
+            if float(x) != float(v):
+                return False
+        except (TypeError, ValueError):
+            if str(x) != str(v):
+                return False
+    return True
+
+
+def seed_of(r):
+    """The input seed (sim.seed) of a sweep row, from its point name (`-seed<N>-`)."""
+    import re
+    m = re.search(r"-seed(\d+)(-|$)", r.get("point", ""))
+    return int(m.group(1)) if m else int(r.get("seed") or 1)
+
