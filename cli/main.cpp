@@ -292,9 +292,9 @@ int cmd_trace(const Args &a)
 
 std::string g_argv0 = "persim";
 
-int cmd_run(const Args &a)
+// The run described by the command line (config, model, program, outputs).
+RunSpec spec_of(const Args &a)
 {
-    std::unique_ptr<Checker> chk;
     RunSpec s;
     s.cfg = build_config(a);
     s.model = a.model;
@@ -302,9 +302,16 @@ int cmd_run(const Args &a)
     s.trace = a.trace;
     s.out_dir = a.out;
     s.csv = a.csv;
+    s.small = a.size == "small";
+    return s;
+}
+
+int cmd_run(const Args &a)
+{
+    std::unique_ptr<Checker> chk;
+    RunSpec s = spec_of(a);
     s.vcd = a.vcd;
     s.quiet = a.quiet;
-    s.small = a.size == "small";
     if (!a.logw.empty()) {
         unsigned b, w;
         char extra;
@@ -345,16 +352,9 @@ int cmd_run(const Args &a)
 RunSpec check_spec(const Args &a, const char *what)
 {
     if (a.workload.empty() == a.trace.empty()) die(std::string(what) + ": give exactly one of --workload or --trace");
-    RunSpec s;
-    s.cfg = build_config(a);
-    s.model = a.model;
-    s.workload = a.workload;
-    s.trace = a.trace;
-    s.out_dir = a.out;
-    s.csv = a.csv;
+    RunSpec s = spec_of(a);
     s.write_files = !a.out.empty();
     s.quiet = true;
-    s.small = a.size == "small";
     return s;
 }
 
