@@ -27,16 +27,44 @@ PersistHw *no_persist_hw()
     return &none;
 }
 
-int lower_pbarrier(const persim_op &op, Prim out[4], Prim bar)
+int lower_intent(const IntentPrims &m, const persim_op &op, Prim out[4])
 {
     int n = 0;
-    if (op.scope <= SCOPE_WARP) {
-        out[n++] = bar;
-        return n;
+    auto put = [&](Prim p) {
+        if (p != kNoPrim) out[n++] = p;
+    };
+    const bool wide = op.scope >= SCOPE_DEVICE;
+    switch (op.kind) {
+    case OPK_ORDER:
+        put(m.order);
+        break;
+    case OPK_DURABLE:
+        put(m.durable);
+        break;
+    case OPK_PBARRIER: {
+        const Prim p = op.scope <= SCOPE_WARP ? m.pbar_warp : op.scope == SCOPE_BLOCK ? m.pbar_block : m.pbar_device;
+        const bool sync = m.pbar_sync && op.scope > SCOPE_WARP;
+        if (sync) put(Prim::SYNC);
+        put(p);
+        if (sync) put(Prim::SYNC);
+        break;
     }
-    out[n++] = Prim::SYNC;
-    out[n++] = bar;
-    out[n++] = Prim::SYNC;
+    case OPK_RELEASE:
+        put(wide ? m.rel_device : m.rel_block);
+        if (wide && m.vol_flush) put(Prim::VOL_FLUSH);
+        put(Prim::FLAG_STORE);
+        break;
+    case OPK_ACQUIRE:
+        put(Prim::FLAG_WAIT);
+        put(wide ? m.acq_device : m.acq_block);
+        if (wide && m.vol_flush) put(Prim::L1_INV);
+        break;
+    case OPK_SYNC:
+        put(Prim::SYNC);
+        break;
+    default:
+        break;
+    }
     return n;
 }
 

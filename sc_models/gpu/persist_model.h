@@ -139,10 +139,26 @@ const char *prim_name(Prim p);
 // (SYNC) keep their scope. Returns the number of ops changed.
 uint64_t promote_block_scope(persim_prog *p);
 
-// Shared by the lowerings (persist/*.cpp).
-inline bool lower_wide(const persim_op &op) { return op.scope >= SCOPE_DEVICE; }
-// A persist barrier of a scope wider than the warp with a per-warp barrier primitive `bar`: every
-// warp of the scope reaches it (execution barrier), runs `bar`, and waits for the scope again.
-int lower_pbarrier(const persim_op &op, Prim out[4], Prim bar);
+// The shape every lowering shares (persist/*.cpp): a model names its primitive for each intent.
+//   order / durable          -> order / durable
+//   persist_barrier(scope)   -> pbar_warp / pbar_block / pbar_device; with pbar_sync a scope wider
+//                               than the warp is SYNC, the primitive, SYNC (every warp of the scope
+//                               reaches it, runs it, and waits for the scope again)
+//   release(scope)           -> rel_block / rel_device, then (device scope, vol_flush) VOL_FLUSH, then
+//                               FLAG_STORE
+//   acquire(scope)           -> FLAG_WAIT, then acq_block / acq_device, then (device scope, vol_flush)
+//                               L1_INV
+//   sync(scope)              -> SYNC
+// kNoPrim: the model has no primitive there. vol_flush = false: the model's device-scope primitive
+// already writes back volatile lines and invalidates the L1 (GPM's __threadfence_system).
+constexpr Prim kNoPrim = (Prim)0xFF;
+struct IntentPrims {
+    Prim order, durable;
+    Prim pbar_warp, pbar_block, pbar_device;
+    bool pbar_sync;
+    Prim rel_block, rel_device, acq_block, acq_device;
+    bool vol_flush;
+};
+int lower_intent(const IntentPrims &m, const persim_op &op, Prim out[4]);
 
 } // namespace persim

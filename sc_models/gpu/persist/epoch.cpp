@@ -6,39 +6,12 @@
 
 namespace persim {
 
-// Epoch persistency (SBRP paper sections 4 and 7, "Epoch"): every ordering point is an epoch
-// barrier that only affects PM writes.
-int lower_epoch_like(const persim_op &op, Prim out[4], Prim bar)
-{
-    int n = 0;
-    switch (op.kind) {
-    case OPK_ORDER:
-    case OPK_DURABLE:
-        out[n++] = bar;
-        break;
-    case OPK_PBARRIER:
-        return lower_pbarrier(op, out, bar);
-    case OPK_RELEASE:
-        out[n++] = bar;
-        if (lower_wide(op) && bar != Prim::SYS_FENCE) out[n++] = Prim::VOL_FLUSH;
-        out[n++] = Prim::FLAG_STORE;
-        break;
-    case OPK_ACQUIRE:
-        out[n++] = Prim::FLAG_WAIT;
-        out[n++] = bar;
-        if (lower_wide(op) && bar != Prim::SYS_FENCE) out[n++] = Prim::L1_INV;
-        break;
-    case OPK_SYNC:
-        out[n++] = Prim::SYNC;
-        break;
-    default:
-        break;
-    }
-    return n;
-}
-
 namespace {
-int lower_epoch(const persim_op &op, Prim out[4]) { return lower_epoch_like(op, out, Prim::EPOCH_BAR); }
+// Every ordering point is the epoch barrier (PM lines only; a device-scope release also writes back
+// volatile lines, a device-scope acquire invalidates the L1).
+constexpr Prim B = Prim::EPOCH_BAR;
+const IntentPrims kPrims{B, B, B, B, B, true, B, B, B, B, true};
+int lower_epoch(const persim_op &op, Prim out[4]) { return lower_intent(kPrims, op, out); }
 } // namespace
 
 const PersistModel kEpochModel{"epoch", "epoch persistency: PM-only epoch barrier at every ordering point (flush, wait, invalidate PM lines)",

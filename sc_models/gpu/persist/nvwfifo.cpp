@@ -17,39 +17,9 @@ namespace {
 // the CU's L1 FIFO, which holds every NV write of the block; device scope: the kernel-scope persist
 // action, markers into every L1 FIFO) and then is a plain scoped release (the S-FIFO baseline of
 // section 3); an acquire is a plain scoped acquire (what it acquires is durable already).
-int lower_nvw(const persim_op &op, Prim out[4])
-{
-    int n = 0;
-    switch (op.kind) {
-    case OPK_ORDER:
-    case OPK_DURABLE:
-        out[n++] = Prim::NVW_WI;
-        break;
-    case OPK_PBARRIER:
-        out[n++] = op.scope <= SCOPE_WARP ? Prim::NVW_WI : op.scope == SCOPE_BLOCK ? Prim::NVW_WG : Prim::NVW_KR;
-        break;
-    case OPK_RELEASE:
-        if (lower_wide(op)) {
-            out[n++] = Prim::NVW_ALL;
-            out[n++] = Prim::VOL_FLUSH;
-        } else {
-            out[n++] = Prim::NVW_WI;
-        }
-        out[n++] = Prim::FLAG_STORE;
-        break;
-    case OPK_ACQUIRE:
-        out[n++] = Prim::FLAG_WAIT;
-        if (lower_wide(op)) out[n++] = Prim::L1_INV;
-        break;
-    case OPK_SYNC:
-        out[n++] = Prim::SYNC;
-        break;
-    default:
-        break;
-    }
-    return n;
-}
-
+const IntentPrims kPrims{Prim::NVW_WI, Prim::NVW_WI, Prim::NVW_WI, Prim::NVW_WG, Prim::NVW_KR, false,
+                         Prim::NVW_WI, Prim::NVW_ALL, kNoPrim, kNoPrim, true};
+int lower_nvw(const persim_op &op, Prim out[4]) { return lower_intent(kPrims, op, out); }
 
 std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu)
 {

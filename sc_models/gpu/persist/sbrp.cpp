@@ -6,47 +6,13 @@
 
 namespace persim {
 
-// SBRP (section 5, Box 2; section 6.1).
-static int lower_sbrp(const persim_op &op, Prim out[4])
-{
-    int n = 0;
-    switch (op.kind) {
-    case OPK_ORDER:
-        out[n++] = Prim::OFENCE;
-        break;
-    case OPK_DURABLE:
-        out[n++] = Prim::DFENCE;
-        break;
-    case OPK_PBARRIER:
-        return lower_pbarrier(op, out, Prim::DFENCE);
-    case OPK_RELEASE:
-        if (lower_wide(op)) {
-            out[n++] = Prim::PREL_DEV;
-            out[n++] = Prim::VOL_FLUSH;
-        } else {
-            out[n++] = Prim::PREL_BLK;
-        }
-        out[n++] = Prim::FLAG_STORE;
-        break;
-    case OPK_ACQUIRE:
-        out[n++] = Prim::FLAG_WAIT;
-        if (lower_wide(op)) {
-            out[n++] = Prim::PACQ_DEV;
-            out[n++] = Prim::L1_INV;
-        } else {
-            out[n++] = Prim::PACQ_BLK;
-        }
-        break;
-    case OPK_SYNC:
-        out[n++] = Prim::SYNC;
-        break;
-    default:
-        break;
-    }
-    return n;
-}
-
 namespace {
+
+// Section 5, Box 2; section 6.1: order = oFence, durable = dFence, a persist barrier is a dFence at
+// every warp of its scope; releases/acquires are scoped pRel/pAcq.
+const IntentPrims kPrims{Prim::OFENCE,   Prim::DFENCE,   Prim::DFENCE,   Prim::DFENCE,   Prim::DFENCE, true,
+                         Prim::PREL_BLK, Prim::PREL_DEV, Prim::PACQ_BLK, Prim::PACQ_DEV, true};
+int lower_sbrp(const persim_op &op, Prim out[4]) { return lower_intent(kPrims, op, out); }
 
 std::unique_ptr<L1Persist> make_l1(const Config &c, L1 &l1) { return make_sbrp_pb(c, l1); }
 std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &) { return make_sbrp_pb_exec(); }
