@@ -159,7 +159,8 @@ TEST(ProgBuilder, AppendFromInsideTheOpsArraySurvivesRealloc)
 TEST(ProgBuilder, NamesOfKindsAndScopes)
 {
     const char *kinds[] = { "ld", "st", "compute", "order", "release", "acquire", "durable",
-                            "sync", "pbarrier", "require" };
+                            "sync", "pbarrier", "require", "mark" };
+    static_assert(sizeof kinds / sizeof kinds[0] == OPK__COUNT, "a name per op kind");
     for (unsigned k = 0; k < OPK__COUNT; k++) EXPECT_STREQ(op_kind_name(k), kinds[k]);
     EXPECT_STREQ(op_kind_name(OPK__COUNT), "?");
     EXPECT_STREQ(scope_name(SCOPE_WARP), "warp");
@@ -167,6 +168,11 @@ TEST(ProgBuilder, NamesOfKindsAndScopes)
     EXPECT_STREQ(scope_name(SCOPE_DEVICE), "device");
     EXPECT_STREQ(scope_name(SCOPE_SYSTEM), "system");
     EXPECT_STREQ(scope_name(SCOPE__COUNT), "?");
+    EXPECT_STREQ(mark_name(MARK_FUNC), "func");
+    EXPECT_STREQ(mark_name(MARK_RET), "ret");
+    EXPECT_STREQ(mark_name(MARK_LOOP), "loop");
+    EXPECT_STREQ(mark_name(0), "?");
+    EXPECT_STREQ(mark_name(MARK__COUNT), "?");
 }
 
 TEST(ProgBuilderDeathTest, OutOfOrderOrRangeWarpsAbort)

@@ -306,7 +306,7 @@ TEST(Trace, DocExampleParsesRunsAndMeetsExpects)
     ASSERT_EQ(trace_read_string("example", ex.c_str(), &d.t, err, sizeof err), 0) << err;
     const persim_prog *p = d.t.prog;
     EXPECT_EQ(p->nkernels, 2u);
-    EXPECT_EQ(p->nops, 18u);
+    EXPECT_EQ(p->nops, 19u);
     EXPECT_EQ(d.t.nexpects, 5u);
     bool kinds[OPK__COUNT] = {};
     for (uint64_t i = 0; i < p->nops; i++) kinds[p->ops[i].kind] = true;

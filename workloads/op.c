@@ -209,6 +209,7 @@ uint32_t op_sync(persim_prog *p, persim_scope s) { return simple_op(p, OPK_SYNC,
 uint32_t op_pbarrier(persim_prog *p, persim_scope s) { return simple_op(p, OPK_PBARRIER, s, 0, 0); }
 uint32_t op_require(persim_prog *p, uint32_t before_id, uint32_t after_id)
 { return simple_op(p, OPK_REQUIRE, SCOPE_NONE, after_id, before_id); }
+uint32_t op_mark(persim_prog *p, persim_mark m) { return simple_op(p, OPK_MARK, SCOPE_NONE, 0, (uint64_t)m); }
 
 static uint32_t flag_op(persim_prog *p, persim_op_kind kind, uint64_t flag, uint32_t elem,
                         uint64_t val, persim_scope s)
@@ -234,9 +235,15 @@ uint32_t op_acquire(persim_prog *p, uint64_t flag, uint32_t elem, uint64_t val, 
 const char *op_kind_name(unsigned kind)
 {
     static const char *const names[OPK__COUNT] = {
-        "ld", "st", "compute", "order", "release", "acquire", "durable", "sync", "pbarrier", "require",
+        "ld", "st", "compute", "order", "release", "acquire", "durable", "sync", "pbarrier", "require", "mark",
     };
     return kind < OPK__COUNT ? names[kind] : "?";
+}
+
+const char *mark_name(unsigned mark)
+{
+    static const char *const names[MARK__COUNT] = { "?", "func", "ret", "loop" };
+    return mark > 0 && mark < MARK__COUNT ? names[mark] : "?";
 }
 
 const char *scope_name(unsigned scope)
@@ -341,6 +348,10 @@ static int check_op(const persim_prog *p, const persim_op *o, char *err, size_t 
                         (unsigned long long)o->val);
         break;
     }
+    case OPK_MARK:
+        if (o->val < MARK_FUNC || o->val >= MARK__COUNT)
+            return fail(err, errlen, "mark: kind %llu (must be func, ret or loop)", (unsigned long long)o->val);
+        break;
     default:
         break;
     }

@@ -36,6 +36,9 @@ typedef enum persim_op_kind {
     OPK_SYNC,          /* execution barrier at scope (BLOCK = __syncthreads, GRID = grid.sync) */
     OPK_PBARRIER,      /* persist barrier at scope, for programs written with barriers (issue 5) */
     OPK_REQUIRE,       /* checker requirement: op `val` (id) durable before op `addr` (id) */
+    OPK_MARK,          /* program-structure marker for region formation on CPU traces (LightWSP
+                          IV-A stands in for its compiler pass): val = persim_mark. No effect on
+                          memory; a GPU ignores it */
     OPK__COUNT
 } persim_op_kind;
 
@@ -47,6 +50,13 @@ typedef enum persim_scope {
     SCOPE_SYSTEM,
     SCOPE__COUNT
 } persim_scope;
+
+typedef enum persim_mark {
+    MARK_FUNC = 1,     /* function entry (a call site) */
+    MARK_RET  = 2,     /* function exit */
+    MARK_LOOP = 3,     /* loop header (start of an iteration) */
+    MARK__COUNT
+} persim_mark;
 
 typedef struct persim_op {
     uint8_t  kind;     /* persim_op_kind */
@@ -101,6 +111,7 @@ uint32_t op_durable(persim_prog *p);
 uint32_t op_sync(persim_prog *p, persim_scope s);
 uint32_t op_pbarrier(persim_prog *p, persim_scope s);
 uint32_t op_require(persim_prog *p, uint32_t before_id, uint32_t after_id);
+uint32_t op_mark(persim_prog *p, persim_mark m);
 /* Appends a fully formed op (trace reader); assigns an id if op->id == 0. */
 uint32_t op_append(persim_prog *p, const persim_op *op, const uint64_t *lane_vals);
 
@@ -116,6 +127,7 @@ static inline uint64_t op_instructions(const persim_op *o)
 { return o->kind == OPK_COMPUTE ? o->val : 1u; }
 const char *op_kind_name(unsigned kind);     /* "ld", "st", ... */
 const char *scope_name(unsigned scope);      /* "warp", "block", "device", "system" */
+const char *mark_name(unsigned mark);        /* "func", "ret", "loop" */
 /* Checks structural validity (lane ranges, elem sizes, scopes); returns 0 or -1 with a message. */
 int      prog_validate(const persim_prog *p, char *err, size_t errlen);
 

@@ -299,7 +299,7 @@ static int do_warp(parser *ps)
 }
 
 static const char *const op_names[OPK__COUNT] = {
-    "ld", "st", "compute", "order", "release", "acquire", "durable", "sync", "pbarrier", "require",
+    "ld", "st", "compute", "order", "release", "acquire", "durable", "sync", "pbarrier", "require", "mark",
 };
 
 static int do_op(parser *ps, size_t first, int kind, uint32_t id)
@@ -384,6 +384,13 @@ static int do_op(parser *ps, size_t first, int kind, uint32_t id)
         ps->reqs[ps->nreqs].after = (uint32_t)after;
         ps->reqs[ps->nreqs].line = ps->line;
         ps->nreqs++;
+        break;
+    }
+    case OPK_MARK: {
+        if (want_tokens(ps, first, 2, "mark func|ret|loop")) return -1;
+        for (unsigned m = MARK_FUNC; m < MARK__COUNT; m++)
+            if (!strcmp(t[1], mark_name(m))) o.val = m;
+        if (!o.val) return perr(ps, "mark: unknown marker '%s' (must be func, ret or loop)", t[1]);
         break;
     }
     default:
@@ -813,6 +820,10 @@ static void put_op(FILE *f, const persim_prog *p, const persim_op *o)
         lb_dec(&l, o->val);
         lb_str(&l, " ");
         lb_dec(&l, o->addr);
+        break;
+    case OPK_MARK:
+        lb_str(&l, " ");
+        lb_str(&l, mark_name((unsigned)o->val));
         break;
     default:
         break;

@@ -20,6 +20,7 @@ typedef struct wl_params {
     uint64_t pm_base;           /* first PM address */
     uint64_t vol_base;          /* first volatile address */
     uint32_t max_warps_per_sm;  /* resident warps per SM (gpu.max_warps_per_sm; 0 = unknown) */
+    uint32_t num_threads;       /* CPU systems: hardware threads (one op stream each); 0 on a GPU */
 } wl_params;
 
 typedef struct persim_workload {
