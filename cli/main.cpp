@@ -184,8 +184,9 @@ int cmd_list(const Args &a)
     }
     if (what == "all" || what == "models") {
         if (what == "all") std::printf("\n");
-        std::printf("models:\n");
-        for (auto *m : all_models()) std::printf("  %-10s %s\n", m->name, m->desc);
+        std::printf("models (--model), per system kind:\n");
+        for (auto *k : all_systems())
+            for (const ModelInfo &m : k->models()) std::printf("  %-4s %-16s %s\n", k->name, m.name.c_str(), m.desc.c_str());
     }
     if (what == "all" || what == "workloads") {
         std::printf("%sworkloads:\n", what == "all" ? "\n" : "");

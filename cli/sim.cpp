@@ -139,12 +139,10 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
 RunResult run_simulation(const RunSpec &spec)
 {
     RunResult res;
-    const PersistModel *model = find_model(spec.model);
-    if (!model) {
-        std::string all;
-        for (auto *m : all_models()) all += std::string(all.empty() ? "" : ", ") + m->name;
-        throw ConfigError("unknown model '" + spec.model + "' (available: " + all + ")");
-    }
+    const SystemKind &kind = system_of(spec.cfg);
+    if (!kind.has_model(spec.model))
+        throw ConfigError("unknown model '" + spec.model + "' for system.kind " + kind.name + " (available: " +
+                          kind.model_list() + ")");
     if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
     Loaded L;
     load_program(spec, L);
@@ -154,8 +152,7 @@ RunResult run_simulation(const RunSpec &spec)
     auto host0 = std::chrono::steady_clock::now();
     sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
     sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
-    const SystemKind &kind = system_of(spec.cfg);
-    std::unique_ptr<System> top = kind.make(spec.cfg, model, L.prog, L.img);
+    std::unique_ptr<System> top = kind.make(spec.cfg, spec.model, L.prog, L.img);
     if (spec.sink) top->set_durable_sink(spec.sink);
     if (spec.observer && spec.observer->tracker()) top->set_tracker(spec.observer->tracker());
     if (spec.log_block >= 0) top->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);

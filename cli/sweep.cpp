@@ -1,5 +1,6 @@
 // persim sweep: see sweep.h and docs/sweeps.md.
 #include "sweep.h"
+#include "system.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -269,10 +270,10 @@ Spec parse_spec(const std::string &path)
     for (const auto &e : list_of(s, j["models"], "models")) {
         if (!e.is_string()) bad(s, "'models': expected a model name, got " + e.dump());
         std::string m = e.get<std::string>();
-        if (!find_model(m)) {
-            std::string all;
-            for (auto *x : all_models()) all += std::string(all.empty() ? "" : ", ") + x->name;
-            bad(s, "'models': unknown model '" + m + "' (available: " + all + ")");
+        try {
+            check_model_known(m, "'models': ");
+        } catch (const ConfigError &e) {
+            bad(s, e.what());
         }
         md.choices.push_back(simple(m, "--model"));
     }

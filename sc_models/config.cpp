@@ -25,7 +25,7 @@ std::vector<ParamDef> make_schema()
     // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
     return {
         S("system.name", "gpu", "free-form name of this configuration (copied to results)"),
-        S("system.kind", "gpu", "which system to build (registry: sc_models/registry.cpp; `persim list systems`): gpu"),
+        S("system.kind", "gpu", "which system to build (registry: sc_models/registry.cpp; `persim list systems`): gpu, cpu"),
         E("system.pm_placement", "far", {"near", "far"},
           "where NVM sits: on the GPU's memory controllers (near) or behind PCIe on the host (far)"),
         B("system.eadr", false, "PM-far only: host LLC is in the persistence domain (durable on reaching it)"),
@@ -82,6 +82,9 @@ std::vector<ParamDef> make_schema()
         F("nvm.link_bw_gbps", 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
         I("nvm.link_msg_bytes", 8, "B", "size of one controller-to-controller message", 1, 4096),
         I("wpq_gate.regions", 8, "regions", "wpq_gate front end: region window tracked per controller (power of two)", 1, 64),
+        B("wpq_gate.ungated", false,
+          "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: ADR-like, entries drain as they "
+          "come); the cpu model lightwsp-ungated sets it, a deliberately broken variant for crash checks"),
         I("wpq_gate.rid_bits", 16, "bits", "wpq_gate front end: region ID width (LightWSP: 2 B flush ID)", 1, 16),
         I("broi.local_entries", 8, "entries",
           "broi front end: local BROI entries, one per hardware thread (requester r uses entry r % this; BROI IV-E: "
@@ -133,6 +136,45 @@ std::vector<ParamDef> make_schema()
           "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
           "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
           "section 6.1 step 5 as written)"),
+        // ---- cpu system (sc_models/cpu/; LightWSP Table I defaults, configs/cpu_lightwsp_table1.json) ----
+        I("cpu.cores", 8, "cores", "cpu system: cores, one hardware thread each (one op stream per thread)", 1, 256),
+        F("cpu.clock_ghz", 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),
+        I("cpu.width", 4, "instructions/cycle", "cpu system: instructions a core issues per cycle (Table I: 4-wide)", 1, 16),
+        I("cpu.max_loads", 16, "loads",
+          "cpu system: loads a core keeps outstanding before it stalls (load queue / MSHRs; Table I LQ 72 bounds it)", 1, 1024),
+        I("cpu.sb_entries", 56, "stores", "cpu system: store buffer entries per core (Table I: SQ 56)", 1, 4096),
+        F("cpu.spin_ns", 20.0, "ns", "cpu system: a core waiting on a lock re-reads it this long after it is written", 0, 1e6),
+        I("cpu.l1_busy_cycles", 1, "cycles", "cpu system: cycles one access occupies the L1 port", 0, 1000),
+        I("cpu.l2_busy_cycles", 2, "cycles", "cpu system: cycles one access occupies the shared L2", 0, 1000),
+        B("cpu.dram_cache", true,
+          "cpu system: a direct-mapped DRAM cache in front of PM (Optane memory mode, LightWSP Table I); the "
+          "psp model runs without it whatever this says"),
+        I("cpu.dram_cache_mb", 4096, "MiB", "cpu system: DRAM cache capacity (tag-only model; Table I: 4 GB)", 1, 1 << 20),
+        F("persist_path.latency_ns", 20.0, "ns",
+          "cpu system: persist path latency from a core's front-end buffer to a controller (Table I: 20 ns worst case)", 0, 1e6),
+        F("persist_path.skew_ns", 0.0, "ns",
+          "cpu system: extra persist-path latency per controller index (controller i: latency + i * skew; "
+          "non-uniform distance to the controllers, LightWSP II-B)", 0, 1e6),
+        F("persist_path.bw_gbps", 4.0, "GB/s", "cpu system: persist path bandwidth per core (Table I: 4 GB/s)", 0.001, 1e6),
+        I("persist_path.header_bytes", 0, "B", "cpu system: header bytes per persist-path packet", 0, 256),
+        I("persist_path.fe_entries", 64, "entries",
+          "cpu system: front-end buffer entries per core (Table I: 64-entry FIFO, 8 B each)", 1, 4096),
+        E("persist_path.victim_policy", "full", {"full", "half", "zero", "none"},
+          "cpu system: L1 victim choice on a front-end buffer conflict (LightWSP IV-G, Figure 13): full scans every "
+          "way, half the older half, zero waits for the entry; none does not snoop (stale-load variant, Figure 14)"),
+        I("regions.store_threshold", 0, "stores",
+          "cpu system: stores per region at most, checkpoint and PC stores included (0 = half of nvm.wpq_entries, "
+          "LightWSP III-C / IV-A)", 0, 1 << 20),
+        I("regions.max_live_outs", 8, "stores",
+          "cpu system: live-out checkpoint stores per region boundary at most (estimate, docs/models/lightwsp.md)", 0, 64),
+        I("regions.instr_per_live_out", 16, "instructions",
+          "cpu system: instructions per live-out register a region produces (checkpoint estimate, docs/models/lightwsp.md)", 1, 1 << 20),
+        F("sim.power_fail_ns", 0.0, "ns",
+          "cpu system: power fails at this simulated time (0 = never): cores stop, controllers run the IV-F "
+          "drain/discard sequence, the run ends when they are done", 0, 1e12),
+        B("sim.check_regions", false,
+          "cpu system: check every distinct crash image of the run against a prefix of committed regions "
+          "(persim crash on the cpu system sets it; docs/checking.md)"),
         B("persist.promote_block_scope", false,
           "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };

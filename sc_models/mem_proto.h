@@ -19,6 +19,10 @@ struct AckReceiver {
     virtual ~AckReceiver() = default;
     // The write the initiator tagged with `token` is acknowledged (durable) at `ack_ps` (>= now).
     virtual void on_late_ack(uint64_t token, uint64_t ack_ps) = 0;
+    // The write was accepted into the target's queue at `ps` (>= now), before its acknowledgement
+    // (a front end that holds writes in a queue until they are durable, e.g. the WPQ gate: the
+    // persist path frees its buffer entry on acceptance, LightWSP IV-G). Optional.
+    virtual void on_late_accept(uint64_t /*token*/, uint64_t /*ps*/) {}
 };
 
 struct MemExt : tlm::tlm_extension<MemExt> {
@@ -31,6 +35,9 @@ struct MemExt : tlm::tlm_extension<MemExt> {
     AckReceiver *ack_to = nullptr;
     uint64_t ack_token = 0;
     bool     ack_later = false;   // out: the delay is not the acknowledgement; ack_to will be called
+    uint64_t accept_ps = 0;       // out (with ack_later): accepted into the target's queue at this time
+                                  // (0: not yet; ack_to->on_late_accept follows)
+    uint32_t wire_bytes = 0;      // bytes the write moves (0: whole 32-byte sectors of the mask)
     uint64_t mask[2] = {0, 0};    // bytes carried by a write (bit i = byte i of the line)
     uint64_t durable_ps = 0;      // out: absolute time the write became durable (persist writes)
     uint32_t line_bytes = 128;

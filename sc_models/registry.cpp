@@ -4,6 +4,7 @@
 #include <chrono>
 #include "system_cfg.h"
 #include "gpu_system.h"
+#include "cpu_system.h"
 #include "write_queue.h"
 #include "direct_fe.h"
 #include "adr_wpq_fe.h"
@@ -16,6 +17,7 @@ const std::vector<const SystemKind *> &all_systems()
 {
     static const std::vector<const SystemKind *> v = {
         &GpuSystem::kind,
+        &CpuSystem::kind,
     };
     return v;
 }
@@ -25,6 +27,30 @@ const SystemKind *find_system(const std::string &name)
     for (auto *k : all_systems())
         if (name == k->name) return k;
     return nullptr;
+}
+
+bool SystemKind::has_model(const std::string &m) const
+{
+    for (const ModelInfo &i : models())
+        if (i.name == m) return true;
+    return false;
+}
+
+std::string SystemKind::model_list() const
+{
+    std::string all;
+    for (const ModelInfo &i : models()) all += (all.empty() ? "" : ", ") + i.name;
+    return all;
+}
+
+void check_model_known(const std::string &m, const std::string &what)
+{
+    std::string all;
+    for (auto *k : all_systems()) {
+        if (k->has_model(m)) return;
+        all += std::string(all.empty() ? "" : "; ") + k->name + ": " + k->model_list();
+    }
+    throw ConfigError(what + "unknown model '" + m + "' (available: " + all + ")");
 }
 
 const SystemKind &system_of(const Config &c)

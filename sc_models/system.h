@@ -69,6 +69,11 @@ struct RunOutcome {
 RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms,
                       const std::function<void(double host_s)> &progress);
 
+// A persistency model a system kind runs (persim run --model NAME).
+struct ModelInfo {
+    std::string name, desc;
+};
+
 // One registered system kind.
 struct SystemKind {
     const char *name;                // value of system.kind
@@ -77,14 +82,22 @@ struct SystemKind {
     void (*workload_params)(const Config &c, wl_params *prm);
     // Resource checks of a loaded program against the configuration; throws ConfigError.
     void (*validate)(const Config &c, const persim_prog *p);
-    // Elaborates the system as SystemC module "top".
-    std::unique_ptr<System> (*make)(const Config &c, const PersistModel *model, const persim_prog *prog,
+    // The persistency models this system runs (its plug-ins), in listing order.
+    std::vector<ModelInfo> (*models)();
+    // Elaborates the system as SystemC module "top" running persistency model `model` (one of
+    // models(); throws ConfigError naming the model otherwise).
+    std::unique_ptr<System> (*make)(const Config &c, const std::string &model, const persim_prog *prog,
                                     mem_image *backing);
+    bool has_model(const std::string &m) const;
+    std::string model_list() const;    // "a, b, c"
 };
 
 const std::vector<const SystemKind *> &all_systems();          // sc_models/registry.cpp
 const SystemKind *find_system(const std::string &name);        // nullptr if unknown
 // The kind named by c.s("system.kind"); throws ConfigError naming the key if unknown.
 const SystemKind &system_of(const Config &c);
+// Throws ConfigError if no system kind runs model `m` (for inputs checked before a system is chosen,
+// e.g. a sweep's model list); lists every model of every system.
+void check_model_known(const std::string &m, const std::string &what);
 
 } // namespace persim

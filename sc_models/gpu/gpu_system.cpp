@@ -123,14 +123,23 @@ void gpu_validate(const Config &c, const persim_prog *p)
     }
 }
 
-std::unique_ptr<System> gpu_make(const Config &c, const PersistModel *model, const persim_prog *prog, mem_image *backing)
+std::vector<ModelInfo> gpu_models()
 {
-    return std::make_unique<GpuSystem>("top", c, model, prog, backing);
+    std::vector<ModelInfo> v;
+    for (auto *m : all_models()) v.push_back(ModelInfo{m->name, m->desc});
+    return v;
+}
+
+std::unique_ptr<System> gpu_make(const Config &c, const std::string &model, const persim_prog *prog, mem_image *backing)
+{
+    const PersistModel *m = find_model(model);
+    if (!m) throw ConfigError("unknown model '" + model + "' for system.kind gpu (available: " + GpuSystem::kind.model_list() + ")");
+    return std::make_unique<GpuSystem>("top", c, m, prog, backing);
 }
 
 } // namespace
 
 const SystemKind GpuSystem::kind{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
-                                 gpu_workload_params, gpu_validate, gpu_make};
+                                 gpu_workload_params, gpu_validate, gpu_models, gpu_make};
 
 } // namespace persim

@@ -134,7 +134,7 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     }
     static const uint64_t full[2] = {~0ull, ~0ull};
     const uint64_t *mask = e ? e->mask : full;
-    const uint32_t bytes = e ? sector_bytes(e->mask, lb) : lb;
+    const uint32_t bytes = e ? (e->wire_bytes ? e->wire_bytes : sector_bytes(e->mask, lb)) : lb;
     ++st_.writes;
     st_.write_bytes += bytes;
     const uint64_t id = next_id_++;
@@ -142,7 +142,10 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     // eADR: durable once in the host LLC; the LLC writes back through the queue in the background,
     // which still consumes NVM bandwidth but is no longer on the acknowledgement path.
     const uint64_t at_queue = cfg_.eadr ? t + cfg_.llc_ps : t;
+    writing_id_ = id;
+    writing_accept_ps_ = 0;
     uint64_t ack = fe_->write(at_queue, w);
+    writing_id_ = 0;
     if (cfg_.eadr) ack = at_queue;
     if (e) mem_write_masked(img_, addr, gp.get_data_ptr(), lb, e->mask);
     else mem_write(img_, addr, gp.get_data_ptr(), lb);
@@ -165,6 +168,7 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     if (e->writers) p.writers.assign(e->writers, e->writers + lb);
     pending_.emplace(id, std::move(p));
     e->ack_later = true;
+    e->accept_ps = writing_accept_ps_;
     delay = SC_ZERO_TIME;
 }
 
@@ -179,6 +183,16 @@ void MemCtrl::ack(uint64_t id, uint64_t t)
     if (cfg_.persistent) durable(t, p.arrive, p.addr, p.data.data(), p.mask, p.lb, p.requester,
                                  p.writers.empty() ? nullptr : p.writers.data());
     p.to->on_late_ack(p.token, t);
+}
+
+void MemCtrl::accept(uint64_t id, uint64_t t)
+{
+    if (id == writing_id_) {
+        writing_accept_ps_ = std::max<uint64_t>(t, 1);
+        return;
+    }
+    auto it = pending_.find(id);
+    if (it != pending_.end()) it->second.to->on_late_accept(it->second.token, std::max(t, now_ps()));
 }
 
 void MemCtrl::send(uint32_t dst, const McMsg &m, uint64_t t)

@@ -72,6 +72,9 @@ public:
     // McPort
     uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) override;
     void ack(uint64_t id, uint64_t t) override;
+    void accept(uint64_t id, uint64_t t) override;
+    void power_fail(uint64_t t) { fe_->power_fail(t); }
+    bool power_done() const { return fe_->power_done(); }
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
     uint32_t device_banks() const override { return nvm_config(dev_)->banks; }
@@ -96,6 +99,7 @@ private:
     McLinks *links_ = nullptr;
     uint32_t index_, peers_;
     uint64_t next_id_ = 1;
+    uint64_t writing_id_ = 0, writing_accept_ps_ = 0;   // the write inside fe_->write, its acceptance
     // Writes acknowledged later (kAckLater): what the durable report and the late ack need.
     struct Pending {
         uint64_t arrive, addr;

@@ -54,7 +54,20 @@ public:
         return kAckLater;
     }
 
-    bool read(uint64_t, uint64_t, uint64_t *) override { return false; }   // IV-H load CAM: CPU system issue
+    // IV-H: an LLC read miss searches the queue while the device read starts. On a hit the PM data
+    // is stale: the read is replayed after the entry drains. The drain time is not known yet (it
+    // waits for its region), so persim charges one device write (the drain) and one device read
+    // (the reload) from now; hits are rare (LightWSP Figure 18) and counted.
+    bool read(uint64_t t, uint64_t addr, uint64_t *ready) override
+    {
+        const uint32_t line_words = wpq_gate_config(g_)->line_words;
+        uint32_t shift = 0;
+        while ((1u << shift) < line_words) ++shift;
+        if (!wpq_gate_load_hit(g_, (addr / 8) >> shift)) return false;
+        ++load_hits_;
+        *ready = t + port_.config().dev.write_latency_ps + port_.config().dev.read_latency_ps;
+        return true;
+    }
 
     void message(uint64_t t, const McMsg &m) override
     {
@@ -96,6 +109,7 @@ public:
         w.add(g, "wpq_commits", s->commits, "regions", "regions committed at this controller");
         w.add(g, "wpq_deadlocks", s->deadlocks, "events", "deadlocks detected (full queue, flush-ID boundary missing)");
         w.add(g, "wpq_window_errors", s->window_errors, "events", "boundaries/ACKs outside the region window (dropped)");
+        w.add(g, "wpq_load_hits", load_hits_, "reads", "LLC read misses that found their line in the queue (IV-H)");
     }
 
 private:
@@ -131,7 +145,10 @@ private:
                         }
                     }
                     if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
-                    if (it.last) unacked_[it.region & rid_mask()].push_back(it.id);
+                    if (it.last) {
+                        unacked_[it.region & rid_mask()].push_back(it.id);
+                        port_.accept(it.id, t);      // the persist path frees its entry (IV-G)
+                    }
                 }
                 path_.pop_front();
                 again = true;
@@ -165,6 +182,7 @@ private:
     std::vector<uint64_t> mem_;
     wpq_gate *g_;
     std::deque<Item> path_;                               // writes and boundaries not yet in the queue
+    uint64_t load_hits_ = 0;
     std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
 };
 

@@ -53,6 +53,9 @@ public:
     virtual uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) = 0;
     // Acknowledge write `id` (durable) at time t >= now (for writes that got kAckLater).
     virtual void ack(uint64_t id, uint64_t t) = 0;
+    // Write `id` (that got kAckLater) entered the queue at t (optional: without it the
+    // acknowledgement counts as acceptance). May be called from inside WriteQueue::write.
+    virtual void accept(uint64_t /*id*/, uint64_t /*t*/) {}
     // Send `m` to controller `dst` (!= self) at time t; it arrives after the link latency.
     virtual void send(uint32_t dst, const McMsg &m, uint64_t t) = 0;
     // Call WriteQueue::wake at time t (>= now).
@@ -78,6 +81,10 @@ public:
     // A message from another controller (or a boundary from a requester) at t.
     virtual void message(uint64_t, const McMsg &) {}
     virtual void wake(uint64_t) {}
+    // Power fails at t (cpu system, sim.power_fail_ns): accept nothing more, finish what the
+    // design finishes on battery power. power_done() says when that is over.
+    virtual void power_fail(uint64_t) {}
+    virtual bool power_done() const { return true; }
     // Writes held and not yet acknowledged, for stuck reports (empty when idle).
     virtual std::string describe() const { return ""; }
     // Figures into the controller's group.

@@ -1,0 +1,54 @@
+#include "cpu_cfg.h"
+#include <cmath>
+
+namespace persim {
+
+namespace {
+uint64_t ns_ps(double ns) { return (uint64_t)std::llround(ns * 1000.0); }
+}
+
+CpuCfg CpuCfg::from(const Config &c)
+{
+    CpuCfg k;
+    k.sys = SystemCfg::from(c);
+    k.cores = (uint32_t)c.i("cpu.cores");
+    k.period_ps = (uint64_t)std::llround(1000.0 / c.f("cpu.clock_ghz"));
+    if (k.period_ps == 0) k.period_ps = 1;
+    k.width = (uint32_t)c.i("cpu.width");
+    k.max_loads = (uint32_t)c.i("cpu.max_loads");
+    k.sb_entries = (uint32_t)c.i("cpu.sb_entries");
+    k.spin_ps = ns_ps(c.f("cpu.spin_ns"));
+    const uint32_t lb = k.sys.line_bytes;
+    k.l1 = cache_cfg{(uint64_t)c.i("l1.size_kb") * 1024, lb, (uint32_t)c.i("l1.assoc"), 1};
+    k.l2 = cache_cfg{(uint64_t)c.i("l2.size_kb") * 1024, lb, (uint32_t)c.i("l2.assoc"), 1};
+    k.dram_cache = cache_cfg{(uint64_t)c.i("cpu.dram_cache_mb") << 20, lb, 1, 1};
+    k.l1_hit_ps = (uint64_t)c.i("l1.hit_latency_cycles") * k.period_ps;
+    k.l2_hit_ps = (uint64_t)c.i("l2.hit_latency_cycles") * k.period_ps;
+    k.l1_busy_ps = (uint64_t)c.i("cpu.l1_busy_cycles") * k.period_ps;
+    k.l2_busy_ps = (uint64_t)c.i("cpu.l2_busy_cycles") * k.period_ps;
+    k.use_dram_cache = c.b("cpu.dram_cache");
+    k.path_latency_ps = ns_ps(c.f("persist_path.latency_ns"));
+    k.path_skew_ps = ns_ps(c.f("persist_path.skew_ns"));
+    k.path_gbps = c.f("persist_path.bw_gbps");
+    k.path_header = (uint32_t)c.i("persist_path.header_bytes");
+    k.fe_entries = (uint32_t)c.i("persist_path.fe_entries");
+    k.victim_policy_name = c.s("persist_path.victim_policy");
+    k.victim_policy = k.victim_policy_name == "full" ? VictimPolicy::FULL
+                    : k.victim_policy_name == "half" ? VictimPolicy::HALF
+                    : k.victim_policy_name == "zero" ? VictimPolicy::ZERO : VictimPolicy::NONE;
+    const uint32_t wpq = (uint32_t)c.i("nvm.wpq_entries");
+    uint32_t th = (uint32_t)c.i("regions.store_threshold");
+    if (th == 0) th = wpq / 2;
+    if (th < 2)
+        throw ConfigError("regions.store_threshold: " + std::to_string(th) +
+                          " stores per region (at least 2: one program store and the PC store; 0 = nvm.wpq_entries / 2)");
+    k.regions.threshold = th;
+    k.regions.max_live_outs = (uint32_t)c.i("regions.max_live_outs");
+    k.regions.instr_per_live_out = (uint32_t)c.i("regions.instr_per_live_out");
+    k.power_fail_ps = ns_ps(c.f("sim.power_fail_ns"));
+    k.check_regions = c.b("sim.check_regions");
+    if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");
+    return k;
+}
+
+} // namespace persim

@@ -1,0 +1,42 @@
+// The cpu system's configuration (cpu.*, persist_path.*, regions.*, and the shared l1/l2 keys),
+// read from the Config in one place (cpu_cfg.cpp). Units: times in ps, sizes in bytes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include "config.h"
+#include "system_cfg.h"
+extern "C" {
+#include "cache.h"
+#include "region_form.h"
+}
+
+namespace persim {
+
+// L1 victim choice on a front-end buffer conflict (LightWSP IV-G, Figure 13).
+enum class VictimPolicy : uint8_t { FULL, HALF, ZERO, NONE };
+
+struct CpuCfg {
+    SystemCfg sys;
+    uint32_t cores = 8;
+    uint64_t period_ps = 500;          // cpu.clock_ghz
+    uint32_t width = 4;
+    uint32_t max_loads = 16;
+    uint32_t sb_entries = 56;
+    uint64_t spin_ps = 20000;
+    cache_cfg l1{}, l2{}, dram_cache{};
+    uint64_t l1_hit_ps = 0, l2_hit_ps = 0;     // l1.hit_latency_cycles, l2.hit_latency_cycles
+    uint64_t l1_busy_ps = 0, l2_busy_ps = 0;
+    bool use_dram_cache = true;
+    uint64_t path_latency_ps = 20000, path_skew_ps = 0;
+    double path_gbps = 4;
+    uint32_t path_header = 0;
+    uint32_t fe_entries = 64;
+    VictimPolicy victim_policy = VictimPolicy::FULL;
+    std::string victim_policy_name = "full";
+    region_form_cfg regions{};
+    uint64_t power_fail_ps = 0;        // sim.power_fail_ns (0 = never)
+    bool check_regions = false;        // sim.check_regions
+    static CpuCfg from(const Config &c);
+};
+
+} // namespace persim

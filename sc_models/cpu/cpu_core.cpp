@@ -1,0 +1,490 @@
+#include "cpu_core.h"
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include "cpu_system.h"
+
+namespace persim {
+using namespace sc_core;
+
+namespace {
+constexpr int kWaits = 10;
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+}
+
+CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys)
+    : sc_module(n), l2_isock("l2_isock"), id_(id), cfg_(c), model_(m), sys_(sys),
+      l1_(c.l1, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)"), lb_(c.sys.line_bytes)
+{
+    link_cfg lc{};
+    lc.latency_ps = c.path_latency_ps;
+    lc.gbps = c.path_gbps;
+    lc.header_bytes = c.path_header;
+    lc.max_payload = 0;
+    if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
+    SC_METHOD(step);
+    sensitive << ev_;
+    dont_initialize();
+    SC_METHOD(path_step);
+    sensitive << path_ev_;
+    dont_initialize();
+}
+
+const char *CpuCore::wait_name(Wait w) const
+{
+    static const char *const n[kWaits] = {"none", "time", "loads", "store buffer", "front-end buffer full",
+                                          "region ID window", "region durable", "lock", "barrier", "victim"};
+    return n[(int)w];
+}
+
+void CpuCore::start(uint64_t begin, uint64_t end, uint32_t thread)
+{
+    ops_ = sys_.prog()->ops;
+    begin_ = pc_ = begin;
+    end_ = end;
+    thread_ = thread;
+    region_plan_free(&plan_);
+    next_bd_ = 0;
+    if (model_.regions && region_form(sys_.prog(), begin, end, &cfg_.regions, &plan_) != 0)
+        throw ConfigError("region formation failed (regions.* keys)");
+    running_ = true;
+    t_ = std::max(t_, now_ps());
+    ev_.notify(SC_ZERO_TIME);
+}
+
+void CpuCore::stall(Wait w, uint64_t until)
+{
+    const uint64_t now = now_ps();
+    wait_ = w;
+    wait_since_ = now;
+    if (until != UINT64_MAX && until > now) ev_.notify(ps(until - now));
+    else if (until != UINT64_MAX) ev_.notify(SC_ZERO_TIME);
+}
+
+void CpuCore::step()
+{
+    if (!running_ || off_) return;
+    const uint64_t now = now_ps();
+    if (wait_ != Wait::NONE) {
+        st_.wait_ps[(int)wait_] += now - wait_since_;
+        wait_ = Wait::NONE;
+    }
+    t_ = std::max(t_, now);
+    for (;;) {
+        if (t_ > now) {
+            ev_.notify(ps(t_ - now));
+            return;
+        }
+        if (model_.at_boundary == CpuModel::AtBoundary::CORE_WAITS && last_closed_ >= 0 &&
+            !sys_.book().durable((uint64_t)last_closed_)) {
+            stall(Wait::REGION, UINT64_MAX);          // PPA: wait at the region end (woken by acks)
+            return;
+        }
+        if (bd_active_) {
+            if (!boundary_store(t_)) return;
+            continue;
+        }
+        if (model_.regions && next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
+            bd_active_ = true;
+            bd_left_ = plan_.b[next_bd_].ckpt + 1;
+            continue;
+        }
+        if (pc_ == end_) {
+            done();
+            return;
+        }
+        if (!exec(ops_[pc_], t_)) return;
+        ++pc_;
+    }
+}
+
+bool CpuCore::fe_room(uint64_t t)
+{
+    while (!fe_frees_.empty() && fe_frees_.top().first <= t) {
+        const uint64_t line = fe_frees_.top().second;
+        fe_frees_.pop();
+        --fe_used_;
+        auto it = fe_lines_.find(line);
+        if (it != fe_lines_.end() && --it->second == 0) fe_lines_.erase(it);
+    }
+    return fe_used_ < cfg_.fe_entries;
+}
+
+void CpuCore::fe_free(uint64_t wid, uint64_t at)
+{
+    auto it = outstanding_.find(wid);
+    if (it == outstanding_.end() || it->second.freed) return;
+    it->second.freed = true;
+    const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back
+    fe_frees_.push({ft, it->second.line});
+    if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
+}
+
+void CpuCore::on_late_accept(uint64_t token, uint64_t at) { fe_free(token, at); }
+
+void CpuCore::on_late_ack(uint64_t token, uint64_t at)
+{
+    auto it = outstanding_.find(token);
+    if (it == outstanding_.end()) return;
+    fe_free(token, at);
+    const uint32_t region = it->second.region;
+    outstanding_.erase(it);
+    sys_.book().ack(region, at);
+    if (wait_ == Wait::REGION) ev_.notify(ps(std::max(at, now_ps()) - now_ps()));
+    if (path_hold_region_ >= 0) path_ev_.notify(SC_ZERO_TIME);
+}
+
+int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
+{
+    cache *c = l1_.get();
+    const uint64_t line = addr / lb_;
+    t = std::max(t, l1_free_);
+    l1_free_ = t + cfg_.l1_busy_ps;
+    int32_t idx = cache_lookup(c, line);
+    if (idx >= 0) {
+        cache_touch(c, idx);
+        if (write) cache_write(c, idx, 0, nullptr, lb_);
+        return (int64_t)(t + cfg_.l1_hit_ps);
+    }
+    // Victim: with a persist path, a dirty line with a store still in the front-end buffer must not
+    // leave before it (buffer snooping, IV-G); the policy says how far to look for another way.
+    const bool snoop = model_.path_bytes && cfg_.victim_policy != VictimPolicy::NONE && !fe_lines_.empty();
+    if (snoop) fe_room(t);
+    auto conflicts = [&](int32_t i) {
+        return cache_line_present(c, i) && cache_line_dirty(c, i) && fe_lines_.count(cache_line_tag(c, i));
+    };
+    int32_t v = cache_victim(c, line);
+    if (snoop && conflicts(v)) {
+        ++st_.fe_conflicts;
+        v = -1;
+        if (cfg_.victim_policy != VictimPolicy::ZERO) {
+            struct Ctx { CpuCore *self; cache *c; uint32_t seen, limit; } ctx{this, c, 0,
+                cfg_.victim_policy == VictimPolicy::HALF ? std::max<uint32_t>(1, cfg_.l1.assoc / 2) : cfg_.l1.assoc};
+            v = cache_victim_filtered(c, line, [](void *p, uint32_t i) -> int {
+                    auto *x = static_cast<Ctx *>(p);
+                    return cache_line_present(x->c, (int32_t)i) && cache_line_dirty(x->c, (int32_t)i) &&
+                           x->self->fe_lines_.count(cache_line_tag(x->c, (int32_t)i));
+                }, &ctx);
+        }
+        if (v < 0) {
+            ++st_.victim_waits;
+            return -1;
+        }
+    }
+    if (cache_line_present(c, v) && cache_line_dirty(c, v)) {
+        ++st_.l1_writebacks;
+        line_access(l2_isock, true, cache_line_tag(c, v), lb_, t);
+    }
+    write ? ++st_.l1_write_misses : ++st_.l1_read_misses;
+    cache_install(c, v, line, 1);
+    const uint64_t r = line_access(l2_isock, false, line, lb_, t + cfg_.l1_hit_ps);
+    cache_fill(c, v, nullptr);
+    if (write) cache_write(c, v, 0, nullptr, lb_);
+    return (int64_t)r;
+}
+
+bool CpuCore::invalidate(uint64_t line)
+{
+    cache *c = l1_.get();
+    const int32_t idx = cache_lookup(c, line);
+    if (idx < 0) return false;
+    const bool d = cache_line_dirty(c, idx);
+    cache_invalidate(c, idx);
+    return d;
+}
+
+// One store of `bytes` (<= 8, within one 8-byte word or two) at `addr`: store buffer, L1, the
+// functional image, and the persist path. False: the core waits (state recorded by stall()).
+bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t op_id, uint64_t t)
+{
+    (void)op_id;
+    while (!sb_.empty() && sb_.front() <= t) sb_.pop_front();
+    if (sb_.size() >= cfg_.sb_entries) {
+        stall(Wait::SB, sb_.front());
+        return false;
+    }
+    const uint64_t w0 = addr / 8, w1 = (addr + bytes - 1) / 8;
+    if (model_.path_bytes) {
+        if (!fe_room(t) || cfg_.fe_entries - fe_used_ < (uint32_t)(w1 - w0 + 1)) {
+            stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+            return false;
+        }
+        if (model_.regions && region_ < 0) {
+            region_ = sys_.book().take((int)thread_);
+            if (region_ < 0) {
+                stall(Wait::WINDOW, UINT64_MAX);
+                return false;
+            }
+        }
+    }
+    const int64_t r = l1_access(addr, true, t);
+    if (r < 0) {
+        stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+        return false;
+    }
+    sb_.push_back(std::max<uint64_t>((uint64_t)r, sb_.empty() ? 0 : sb_.back()));
+    sys_.functional_store(addr, data, bytes);
+    if (model_.path_bytes) {
+        for (uint64_t w = w0; w <= w1; ++w) {
+            PathItem it{};
+            it.boundary = false;
+            it.word = w;
+            it.region = model_.regions ? (uint32_t)region_ : 0;
+            for (uint32_t b = 0; b < bytes; ++b) {
+                const uint64_t a = addr + b;
+                if (a / 8 != w) continue;
+                it.data[a % 8] = data[b];
+                it.mask |= 1ull << (a % 8);
+            }
+            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data);
+            if (model_.regions) sys_.book().write(it.region);
+            path_q_.push_back(it);
+            ++fe_used_;
+            ++fe_lines_[w * 8 / lb_];
+            ++st_.path_writes;
+        }
+        path_ev_.notify(SC_ZERO_TIME);
+    }
+    ++region_stores_;
+    return true;
+}
+
+// The next checkpoint store (or, last, the PC store) of the boundary in progress; after the PC
+// store the region ends: its boundary follows its stores on the path.
+bool CpuCore::boundary_store(uint64_t t)
+{
+    const bool pc = bd_left_ == 1;
+    const uint64_t slot = pc ? 63 : (uint64_t)(plan_.b[next_bd_].ckpt - bd_left_ + 1);
+    const uint64_t addr = sys_.checkpoint_base() + (uint64_t)thread_ * 512 + slot * 8;
+    uint64_t v = (uint64_t)(region_ < 0 ? 0 : region_) << 8 | slot;
+    uint8_t d[8];
+    std::memcpy(d, &v, 8);
+    if (!store(addr, 8, d, 0, t)) return false;
+    pc ? ++st_.pc_stores : ++st_.ckpt_stores;
+    ++st_.ckpt_instr;
+    ++st_.instr;
+    t_ = t + cfg_.period_ps / cfg_.width;
+    if (--bd_left_ == 0) {
+        end_region(t);
+        bd_active_ = false;
+        ++next_bd_;
+    }
+    return true;
+}
+
+void CpuCore::end_region(uint64_t t)
+{
+    ++st_.regions;
+    if (region_ >= 0) {
+        PathItem b{};
+        b.boundary = true;
+        b.region = (uint32_t)region_;
+        path_q_.push_back(b);
+        path_ev_.notify(SC_ZERO_TIME);
+        sys_.book().close((uint64_t)region_, t);
+        last_closed_ = region_;
+    }
+    region_ = -1;
+    region_stores_ = 0;
+}
+
+bool CpuCore::exec(const persim_op &op, uint64_t t)
+{
+    switch (op.kind) {
+    case OPK_COMPUTE:
+        st_.instr += op.val;
+        t_ = t + ceil_div(op.val, cfg_.width) * cfg_.period_ps;
+        return true;
+    case OPK_LD: {
+        while (!loads_.empty() && loads_.top() <= t) loads_.pop();
+        if (loads_.size() >= cfg_.max_loads) {
+            stall(Wait::LOADS, loads_.top());
+            return false;
+        }
+        uint64_t last = 0;
+        for (uint32_t l = 0; l < op.nlanes; ++l) {
+            const uint64_t a = op.addr + (uint64_t)l * op.stride;
+            if (l && a / lb_ == (op.addr + (uint64_t)(l - 1) * op.stride) / lb_) continue;
+            const int64_t r = l1_access(a, false, t);
+            if (r < 0) {
+                stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+                return false;
+            }
+            last = std::max(last, (uint64_t)r);
+        }
+        loads_.push(last);
+        ++st_.loads;
+        ++st_.instr;
+        t_ = t + ceil_div(cfg_.period_ps, cfg_.width);
+        return true;
+    }
+    case OPK_ST: {
+        // lanes of a vector store as consecutive scalar stores (a CPU stream normally has one lane)
+        for (uint32_t l = lane_; l < op.nlanes; ++l) {
+            const uint64_t v = op_lane_val(sys_.prog(), &op, l);
+            uint8_t d[8];
+            std::memcpy(d, &v, 8);
+            if (!store(op.addr + (uint64_t)l * op.stride, op.elem, d, op.id, t)) {
+                lane_ = l;
+                return false;
+            }
+            ++st_.stores;
+        }
+        lane_ = 0;
+        ++st_.instr;
+        t_ = t + ceil_div(cfg_.period_ps, cfg_.width);
+        return true;
+    }
+    case OPK_ACQUIRE: {
+        uint64_t cur = 0;
+        sys_.functional_load(op.addr, &cur, op.elem);
+        if (cur != op.val) {
+            ++st_.lock_spins;
+            sys_.wait_flag(op.addr, this);
+            stall(Wait::LOCK, UINT64_MAX);
+            return false;
+        }
+        const int64_t r = l1_access(op.addr, false, t);
+        if (r < 0) {
+            stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+            return false;
+        }
+        ++st_.instr;
+        t_ = (uint64_t)r;          // the acquire completes when its read returns
+        return true;
+    }
+    case OPK_RELEASE: {
+        uint8_t d[8];
+        std::memcpy(d, &op.val, 8);
+        if (!store(op.addr, op.elem, d, op.id, t)) return false;
+        ++st_.stores;
+        ++st_.instr;
+        t_ = t + ceil_div(cfg_.period_ps, cfg_.width);
+        return true;
+    }
+    case OPK_SYNC:
+        if (!barrier_waiting_) {
+            barrier_gen_ = sys_.barrier_arrive();
+            barrier_waiting_ = true;
+        }
+        if (!sys_.barrier_passed(barrier_gen_)) {
+            stall(Wait::BARRIER, UINT64_MAX);
+            return false;
+        }
+        barrier_waiting_ = false;
+        return true;
+    case OPK_DURABLE:
+        // A durability point: earlier stores durable before the thread goes on. Region models wait
+        // for the last region they ended (the boundary before this op ended it).
+        if (model_.regions && last_closed_ >= 0 && !sys_.book().durable((uint64_t)last_closed_)) {
+            stall(Wait::REGION, UINT64_MAX);
+            return false;
+        }
+        return true;
+    default:          // order, pbarrier, require, mark: boundaries come from the region plan
+        return true;
+    }
+}
+
+void CpuCore::done()
+{
+    running_ = false;
+    finish_ps_ = std::max(t_, now_ps());
+    sys_.thread_done(this);
+}
+
+void CpuCore::power_off()
+{
+    off_ = true;
+    running_ = false;
+    path_q_.clear();          // the front-end buffer is volatile
+}
+
+void CpuCore::path_step()
+{
+    if (off_) return;
+    const uint64_t now = now_ps();
+    while (!path_q_.empty()) {
+        PathItem &it = path_q_.front();
+        // Capri with several controllers: the next region's stores wait until the previous one drained.
+        if (!it.boundary && model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS && path_hold_region_ >= 0) {
+            if (!sys_.book().durable((uint64_t)path_hold_region_)) return;    // woken by its acks
+            path_hold_region_ = -1;
+        }
+        const uint64_t free = link_free_at(&link_);
+        if (free > now) {
+            path_ev_.notify(ps(free - now));
+            return;
+        }
+        if (it.boundary) {
+            const uint64_t arrive = link_send(&link_, now, 8);
+            sys_.broadcast_boundary(it.region, arrive);
+            if (model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS) path_hold_region_ = it.region;
+            path_q_.pop_front();
+            continue;
+        }
+        const uint64_t arrive = link_send(&link_, now, model_.path_bytes);
+        const uint32_t ctrl = sys_.pm_target(it.word * 8);
+        MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, 8);
+        std::memcpy(req.data, it.data, 8);
+        req.ext.pm = true;
+        req.ext.persist = true;
+        req.ext.requester = (int)id_;
+        req.ext.region = it.region;
+        req.ext.line_bytes = 8;
+        req.ext.mask[0] = it.mask;
+        req.ext.wire_bytes = model_.path_bytes;
+        req.ext.ack_to = this;
+        req.ext.ack_token = it.wid;
+        uint32_t writers[8];
+        for (auto &w : writers) w = (uint32_t)it.wid;
+        req.ext.writers = writers;
+        outstanding_[it.wid] = Out{it.word * 8 / lb_, it.region, false};
+        const uint64_t wid = it.wid;
+        path_q_.pop_front();
+        sc_time d = ps(arrive + (uint64_t)ctrl * cfg_.path_skew_ps - now);
+        sys_.controller(ctrl)->tsock.get_base_export()->b_transport(req.gp, d);
+        if (!req.ext.ack_later) on_late_ack(wid, now + (uint64_t)d.value());
+        else if (req.ext.accept_ps) fe_free(wid, req.ext.accept_ps);
+    }
+}
+
+std::string CpuCore::describe() const
+{
+    std::ostringstream o;
+    o << name() << ": thread " << thread_ << " at op " << (pc_ - begin_) << " of " << (end_ - begin_);
+    if (pc_ < end_) o << " (" << op_kind_name(ops_[pc_].kind) << ")";
+    o << ", waits for " << wait_name(wait_) << ", region " << region_ << ", front-end buffer " << fe_used_ << "/"
+      << cfg_.fe_entries << ", " << path_q_.size() << " unsent, " << outstanding_.size() << " unacknowledged\n";
+    return o.str();
+}
+
+void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
+{
+    const std::string g = name();
+    const double cyc = (double)cfg_.period_ps;
+    w.add(g, "instructions", st_.instr, "instructions", "instructions retired (checkpoint and PC stores included)");
+    w.add(g, "checkpoint_instructions", st_.ckpt_instr, "instructions", "checkpoint and PC stores added by region formation");
+    w.add(g, "loads", st_.loads, "ops", "load ops");
+    w.add(g, "stores", st_.stores, "stores", "program stores (lanes)");
+    w.add(g, "l1_read_misses", st_.l1_read_misses, "accesses", "L1 load misses");
+    w.add(g, "l1_write_misses", st_.l1_write_misses, "accesses", "L1 store misses (write-allocate)");
+    w.add(g, "l1_writebacks", st_.l1_writebacks, "lines", "dirty L1 victims written to the L2");
+    w.add(g, "regions", st_.regions, "regions", "regions ended");
+    w.add(g, "checkpoint_stores", st_.ckpt_stores, "stores", "live-out checkpoint stores");
+    w.add(g, "pc_stores", st_.pc_stores, "stores", "PC-checkpoint stores (one per region)");
+    w.add(g, "path_writes", st_.path_writes, "writes", "8-byte entries put on the persist path");
+    w.add(g, "fe_conflicts", st_.fe_conflicts, "events", "L1 victims that conflicted with the front-end buffer (IV-G)");
+    w.add(g, "victim_waits", st_.victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
+    w.add(g, "lock_spins", st_.lock_spins, "events", "acquires that found the lock held and waited");
+    w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
+    for (int i = 2; i < kWaits; ++i) {
+        std::string n = wait_name((Wait)i);
+        std::replace(n.begin(), n.end(), ' ', '_');
+        std::replace(n.begin(), n.end(), '-', '_');
+        w.add(g, "stall_" + n + "_cycles", st_.wait_ps[i] / cyc, "cycles", std::string("cycles stalled on ") + wait_name((Wait)i));
+    }
+    (void)sim_ps;
+}
+
+} // namespace persim

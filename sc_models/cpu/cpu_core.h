@@ -1,0 +1,136 @@
+// One core of the cpu system (docs/models/lightwsp.md): replays one hardware thread's op stream
+// (workloads/op.h) with compute gaps at cpu.width instructions per cycle, at most cpu.max_loads
+// outstanding loads, a store buffer of cpu.sb_entries, a private L1 (tag-only cache core), and,
+// when the persistency model has a persist path, the front-end buffer and the path to the memory
+// controllers: region-tagged stores, checkpoint and PC stores and boundary broadcasts at the
+// region boundaries that region formation (workloads/region_form.h) placed.
+// Values live in the system's functional image (loads of lock flags read it); the persistent
+// state is what the path delivers.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include "cpu_cfg.h"
+#include "cpu_mem.h"
+#include "cpu_model.h"
+#include "mem_proto.h"
+#include "stats.h"
+extern "C" {
+#include "cache.h"
+#include "link.h"
+#include "mem_image.h"
+#include "op.h"
+#include "region_form.h"
+}
+
+namespace persim {
+
+class CpuSystem;
+
+class CpuCore : public sc_core::sc_module, public AckReceiver {
+public:
+    tlm_utils::simple_initiator_socket<CpuCore> l2_isock;
+    SC_HAS_PROCESS(CpuCore);
+    CpuCore(sc_core::sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys);
+
+    // Starts running ops [begin, end) of the program (one kernel's stream) with its region plan.
+    void start(uint64_t begin, uint64_t end, uint32_t thread);
+    bool running() const { return running_; }
+    bool path_idle() const { return path_q_.empty() && outstanding_.empty(); }
+    void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
+    void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
+    void power_off();
+    // Inclusion: drop the line from the L1; true if it was dirty.
+    bool invalidate(uint64_t line);
+    uint64_t instructions() const { return st_.instr; }
+    uint64_t finish_ps() const { return finish_ps_; }
+    std::string describe() const;
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+
+    // AckReceiver (persist-path writes)
+    void on_late_ack(uint64_t token, uint64_t ack_ps) override;
+    void on_late_accept(uint64_t token, uint64_t ps) override;
+
+private:
+    enum class Wait : uint8_t { NONE, TIME, LOADS, SB, FE_FULL, WINDOW, REGION, LOCK, BARRIER, VICTIM };
+    void step();
+    void path_step();
+    bool exec(const persim_op &op, uint64_t t);
+    bool store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t op_id, uint64_t t);
+    bool boundary_store(uint64_t t);
+    int64_t l1_access(uint64_t addr, bool write, uint64_t t);   // completion time, -1: wait (victim)
+    bool fe_room(uint64_t t);
+    void fe_free(uint64_t wid, uint64_t at);
+    void stall(Wait w, uint64_t until);
+    void end_region(uint64_t t);
+    void done();
+    const char *wait_name(Wait w) const;
+
+    uint32_t id_;
+    const CpuCfg &cfg_;
+    const CpuModel &model_;
+    CpuSystem &sys_;
+    TagCache l1_;
+    uint32_t lb_;
+    sc_core::sc_event ev_, path_ev_;
+
+    // program
+    const persim_op *ops_ = nullptr;
+    uint64_t pc_ = 0, end_ = 0, begin_ = 0;
+    uint32_t thread_ = 0;
+    bool running_ = false, off_ = false;
+    region_plan plan_{};
+    size_t next_bd_ = 0;
+    uint32_t bd_left_ = 0;          // checkpoint + PC stores still to emit at the current boundary
+    bool bd_active_ = false;
+    uint64_t bd_pending_close_ = 0;
+    // region state
+    int64_t region_ = -1;           // ID of the open region (-1: none taken yet)
+    int64_t last_closed_ = -1;
+    uint64_t region_stores_ = 0;
+    // timing
+    uint64_t t_ = 0;                // local issue time (>= now)
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> loads_;
+    std::deque<uint64_t> sb_;       // store-buffer slots: when each drains into the L1
+    uint64_t l1_free_ = 0;
+    Wait wait_ = Wait::NONE;
+    uint64_t wait_since_ = 0;
+    uint64_t finish_ps_ = 0;
+    // persist path
+    struct PathItem {
+        bool boundary;
+        uint64_t word;      // 8-byte word address (stores)
+        uint8_t data[8];
+        uint64_t mask;      // bytes of the word written
+        uint32_t region;
+        uint64_t wid;       // path write id
+    };
+    std::deque<PathItem> path_q_;           // front-end buffer entries not yet sent (and boundaries)
+    struct Out { uint64_t line; uint32_t region; bool freed; };
+    std::unordered_map<uint64_t, Out> outstanding_;   // sent, not yet acknowledged
+    uint32_t fe_used_ = 0;                  // front-end buffer entries in use (queued + sent, not freed)
+    std::priority_queue<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, uint64_t>>,
+                        std::greater<std::pair<uint64_t, uint64_t>>> fe_frees_;   // (time, line)
+    std::unordered_map<uint64_t, uint32_t> fe_lines_;   // line -> entries in the buffer (CAM)
+    link_state link_{};
+    int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
+    uint32_t lane_ = 0;                     // next lane of a vector store that stalled
+    bool barrier_waiting_ = false;
+    uint64_t barrier_gen_ = 0;
+    // statistics
+    struct {
+        uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
+        uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
+        uint64_t fe_conflicts = 0, victim_waits = 0, lock_spins = 0;
+        uint64_t wait_ps[10] = {0};
+    } st_;
+    friend class CpuSystem;
+};
+
+} // namespace persim

@@ -1,0 +1,92 @@
+// The memory side of the cpu system below the private L1s (docs/models/lightwsp.md):
+//   CpuL2      the shared, inclusive L2 (tag-only cache core; hit latency + port occupancy); an
+//              eviction back-invalidates the L1s (inclusion) and writes a dirty line down;
+//   DramCache  the direct-mapped DRAM cache in front of PM (Optane memory mode; tag-only): a hit is
+//              a DRAM access (a MemCtrl with DRAM timing), a miss reads PM and fills; a dirty
+//              victim is written to PM, or dropped when the persistency model persists through
+//              its own path (LightWSP IV-G: LLC dirty evictions are dropped silently).
+// Lines carry no data: the cpu system keeps values in its functional image, and the persistent
+// state is what the persist path delivers to the controllers (cpu_system.h).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include "cpu_cfg.h"
+#include "mem_proto.h"
+#include "stats.h"
+extern "C" {
+#include "cache.h"
+}
+
+namespace persim {
+
+// A tag-only cache core in caller-owned storage.
+class TagCache {
+public:
+    TagCache(const cache_cfg &c, const std::string &what);
+    cache *get() { return c_; }
+    const cache *get() const { return c_; }
+
+private:
+    std::vector<uint64_t> mem_;
+    cache *c_;
+};
+
+// A line read or written downstream at `t` (>= now); returns the completion time.
+template <class Socket>
+uint64_t line_access(Socket &sock, bool write, uint64_t line_addr, uint32_t lb, uint64_t t)
+{
+    MemReq req(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, line_addr * lb, lb);
+    req.ext.line_bytes = lb;
+    req.ext.pm = true;
+    if (write) cache_mask_range(req.ext.mask, 0, lb);
+    sc_core::sc_time d = ps(t - now_ps());
+    sock->b_transport(req.gp, d);
+    return now_ps() + (uint64_t)d.value();
+}
+
+class CpuL2 : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<CpuL2> tsock;   // one binding per core
+    tlm_utils::simple_initiator_socket<CpuL2> isock;           // DRAM cache, or PM (no DRAM cache)
+    // Back-invalidation of a line in every L1 (inclusion); returns true if some L1 held it dirty.
+    std::function<bool(uint64_t line)> back_invalidate;
+    CpuL2(sc_core::sc_module_name n, const CpuCfg &c);
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    TagCache tags_;
+    uint32_t lb_;
+    uint64_t hit_ps_, busy_ps_, free_ps_ = 0;
+    struct {
+        uint64_t reads = 0, writes = 0, read_misses = 0, write_misses = 0, writebacks = 0, back_inval = 0;
+    } st_;
+};
+
+class DramCache : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<DramCache> tsock;          // from the L2
+    tlm_utils::simple_initiator_socket<DramCache> dram_isock;  // DRAM timing (MemCtrl, direct)
+    tlm_utils::simple_initiator_socket<DramCache> pm_isock;    // PM (router)
+    DramCache(sc_core::sc_module_name n, const CpuCfg &c, bool drop_dirty_evictions);
+    void report(StatsWriter &w, uint64_t sim_ps) const;
+
+private:
+    void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    int32_t allocate(uint64_t line, uint64_t t);
+    TagCache tags_;
+    uint32_t lb_;
+    bool drop_;
+    struct {
+        uint64_t reads = 0, writes = 0, read_misses = 0, write_misses = 0, pm_writebacks = 0, dropped = 0;
+    } st_;
+};
+
+} // namespace persim

@@ -1,0 +1,293 @@
+#include "cpu_system.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace persim {
+using namespace sc_core;
+
+namespace {
+// The model's own controller front end (and the ungated variant's switch) on a copy of the config.
+Config with_model(const Config &c, const CpuModel &m)
+{
+    Config cc = c;
+    if (m.front_end[0]) cc.set("nvm.front_end", m.front_end, std::string("model ") + m.name);
+    if (m.ungated) cc.set("wpq_gate.ungated", true, std::string("model ") + m.name);
+    return cc;
+}
+}
+
+CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
+    : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
+      pm_img_(mem_clone(backing)),
+      book_(cc_.s("nvm.front_end") == "wpq_gate" ? (uint32_t)cc_.i("wpq_gate.regions") : (1u << 30))
+{
+    ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
+    rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
+    if (cfg_.check_regions) check_ = std::make_unique<RegionCheck>(backing);
+    pm_ = std::make_unique<PmControllers>(cc_, pm_img_);
+    l2_ = std::make_unique<CpuL2>("l2", cfg_);
+    if (m.dram_cache && cfg_.use_dram_cache) {
+        dram_ = std::make_unique<MemCtrl>("dram", cc_, MemCtrlCfg::dram(cc_), pm_img_);
+        dc_ = std::make_unique<DramCache>("dram_cache", cfg_, m.drop_llc_evictions);
+        l2_->isock.bind(dc_->tsock);
+        dc_->dram_isock.bind(dram_->tsock);
+        dc_->pm_isock.bind(pm_->router->tsock);
+    } else {
+        l2_->isock.bind(pm_->router->tsock);
+    }
+    for (uint32_t i = 0; i < cfg_.cores; ++i) {
+        cores_.push_back(std::make_unique<CpuCore>(("core" + std::to_string(i)).c_str(), i, cfg_, m, *this));
+        cores_.back()->l2_isock.bind(l2_->tsock);
+    }
+    l2_->back_invalidate = [this](uint64_t line) {
+        bool d = false;
+        for (auto &c : cores_) d = c->invalidate(line) || d;
+        return d;
+    };
+    book_.on_window = [this] {
+        for (auto &c : cores_) c->wake();
+    };
+    tee_.a = check_.get();
+    pm_->set_durable_sink(&tee_);
+    SC_METHOD(start_kernel);
+    sensitive << start_ev_;
+    SC_METHOD(power_fail_method);
+    sensitive << pf_ev_;
+    dont_initialize();
+    if (cfg_.power_fail_ps) pf_ev_.notify(ps(cfg_.power_fail_ps));
+}
+
+CpuSystem::~CpuSystem() { mem_free(pm_img_); }
+
+void CpuSystem::set_durable_sink(DurableSink *s) { tee_.b = s; }
+
+void CpuSystem::start_kernel()
+{
+    if (power_failed_) return;
+    if (kernel_ >= prog_->nkernels) {
+        all_done_ = true;
+        exec_done_ps_ = now_ps();
+        for (auto &c : cores_) exec_done_ps_ = std::max(exec_done_ps_, c->finish_ps());
+        return;
+    }
+    const persim_kernel &k = prog_->kernels[kernel_];
+    kernel_threads_ = running_threads_ = k.nblocks * k.warps_per_block;
+    barrier_count_ = 0;
+    if (running_threads_ == 0) {
+        ++kernel_;
+        start_ev_.notify(SC_ZERO_TIME);
+        return;
+    }
+    for (uint32_t s = 0; s < kernel_threads_; ++s) {
+        const persim_stream &st = prog_->streams[k.first_stream + s];
+        cores_[s]->start(st.begin, st.end, s);
+    }
+}
+
+void CpuSystem::thread_done(CpuCore *)
+{
+    if (--running_threads_ == 0) {
+        ++kernel_;
+        start_ev_.notify(SC_ZERO_TIME);
+    } else if (barrier_count_ && barrier_count_ >= running_threads_) {
+        // threads that finished count as arrived
+        barrier_count_ = 0;
+        ++barrier_gen_;
+        for (auto &c : cores_) c->wake();
+    }
+}
+
+uint64_t CpuSystem::barrier_arrive()
+{
+    const uint64_t g = barrier_gen_;
+    if (++barrier_count_ >= running_threads_) {
+        barrier_count_ = 0;
+        ++barrier_gen_;
+        for (auto &c : cores_) c->wake();
+    }
+    return g;
+}
+
+void CpuSystem::functional_store(uint64_t addr, const uint8_t *data, uint32_t bytes)
+{
+    mem_write(img_, addr, data, bytes);
+    if (waiters_.empty()) return;
+    auto it = waiters_.find(addr);
+    if (it == waiters_.end()) return;
+    for (CpuCore *c : it->second) c->wake_at(now_ps() + cfg_.spin_ps);
+    waiters_.erase(it);
+}
+
+void CpuSystem::functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) const
+{
+    *v = 0;
+    mem_read(img_, addr, v, bytes);
+}
+
+uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8])
+{
+    const uint64_t wid = next_wid_++;
+    if (check_) check_->path_write(wid, region, word, mask, data);
+    return wid;
+}
+
+void CpuSystem::broadcast_boundary(uint32_t region, uint64_t arrive_ps)
+{
+    uint64_t last = arrive_ps;
+    for (uint32_t i = 0; i < pm_->ctrls.size(); ++i) {
+        const uint64_t at = arrive_ps + (uint64_t)i * cfg_.path_skew_ps;
+        last = std::max(last, at);
+        pm_->ctrls[i]->deliver(at, McMsg{McMsg::BOUNDARY, region & rid_mask_, 0});
+    }
+    if (check_) check_->persisted(region, last);
+}
+
+void CpuSystem::power_fail_method()
+{
+    power_failed_ = true;
+    power_fail_at_ = now_ps();
+    if (!all_done_) exec_done_ps_ = now_ps();
+    for (auto &c : cores_) c->power_off();
+    for (auto *m : pm_->ctrls) m->power_fail(now_ps());
+}
+
+bool CpuSystem::finished() const
+{
+    if (power_failed_) {
+        for (auto *m : pm_->ctrls)
+            if (!m->power_done()) return false;
+        return true;
+    }
+    if (!all_done_) return false;
+    for (auto &c : cores_)
+        if (!c->path_idle()) return false;
+    return book_.idle();
+}
+
+uint64_t CpuSystem::instructions() const
+{
+    uint64_t n = 0;
+    for (auto &c : cores_) n += c->instructions();
+    return n;
+}
+
+std::string CpuSystem::progress_line() const
+{
+    std::ostringstream o;
+    o << "kernel " << std::min(kernel_ + 1, prog_->nkernels) << "/" << prog_->nkernels << ", " << running_threads_
+      << " threads running, " << book_.oldest_open() << "/" << book_.taken() << " regions durable";
+    return o.str();
+}
+
+std::string CpuSystem::describe_stuck() const
+{
+    std::string s;
+    for (auto &c : cores_)
+        if (c->running() || !c->path_idle()) s += "  " + c->describe();
+    s += pm_->describe_stuck();
+    return s;
+}
+
+void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
+{
+    for (auto &c : cores_) c->report(w, sim_ps);
+    l2_->report(w, sim_ps);
+    if (dc_) dc_->report(w, sim_ps);
+    if (dram_) dram_->report(w, sim_ps);
+    pm_->report(w, sim_ps);
+    if (check_) {
+        if (!check_done_) check_->finish();
+        check_done_ = true;
+        check_->report(w);
+    }
+    const std::string g = "summary";
+    const double cycles = (double)exec_done_ps_ / (double)cfg_.period_ps;
+    const double instr = w.sum("top.core", "", "instructions");
+    w.add(g, "sim_ns", exec_done_ps_ / 1000.0, "ns", "simulated time until the last thread finished (execution time)");
+    w.add(g, "drain_ns", sim_ps / 1000.0, "ns", "simulated time until every region was durable (or the power-failure sequence ended)");
+    w.add(g, "cpu_cycles", std::floor(cycles), "cycles", "core clock cycles of the execution time");
+    w.add(g, "instructions", instr, "instructions", "instructions retired, all cores (checkpoint and PC stores included)");
+    w.add(g, "checkpoint_instructions", w.sum("top.core", "", "checkpoint_instructions"), "instructions",
+          "checkpoint and PC stores added by region formation");
+    w.add(g, "ipc", cycles > 0 ? instr / cycles : 0, "instructions/cycle", "all cores");
+    const double regions = w.sum("top.core", "", "regions");
+    w.add(g, "regions", regions, "regions", "regions ended, all cores");
+    w.add(g, "stores_per_region", regions ? w.sum("top.core", "", "path_writes") / regions : 0, "stores",
+          "persist-path writes per region (checkpoint and PC stores included)");
+    w.add(g, "path_writes", w.sum("top.core", "", "path_writes"), "writes", "8-byte entries put on the persist paths");
+    double wait = 0;
+    for (const char *r : {"front_end_buffer_full", "region_ID_window", "region_durable", "victim"}) {
+        const double v = w.sum("top.core", "", std::string("stall_") + r + "_cycles");
+        w.add(g, std::string("stall_") + r + "_cycles", v, "core-cycles", std::string("cycles cores stalled on ") + r);
+        wait += v;
+    }
+    for (const char *r : {"loads", "store_buffer", "lock", "barrier"})
+        w.add(g, std::string("stall_") + r + "_cycles", w.sum("top.core", "", std::string("stall_") + r + "_cycles"),
+              "core-cycles", std::string("cycles cores stalled on ") + r);
+    const double tp = (double)book_.persist_latency_ps() / (double)cfg_.period_ps;
+    w.add(g, "persist_latency_cycles", tp, "core-cycles",
+          "T_p of LightWSP eq. 1: sum over regions of (durable - end of region)");
+    w.add(g, "persist_wait_cycles", wait, "core-cycles", "T_wait of eq. 1: cycles cores stalled for persistence");
+    w.add(g, "persistence_efficiency", tp > 0 ? std::max(0.0, (tp - wait) / tp) : 1.0, "-",
+          "LightWSP eq. 1: (T_p - T_wait) / T_p");
+    w.add(g, "fe_conflicts", w.sum("top.core", "", "fe_conflicts"), "events", "L1 victims that hit the front-end buffer");
+    w.add(g, "wpq_overflows", w.sum("top.nvm", "", "wpq_deadlocks"), "events", "WPQ deadlocks resolved by overflow (IV-D)");
+    w.add(g, "wpq_load_hits", w.sum("top.nvm", "", "wpq_load_hits"), "reads", "LLC read misses that hit a WPQ (IV-H)");
+    w.add(g, "nvm_write_bytes", w.sum("top.nvm", "", "write_bytes"), "B", "bytes written to PM");
+    w.add(g, "nvm_read_bytes", w.sum("top.nvm", "", "read_bytes"), "B", "bytes read from PM");
+    w.add(g, "power_failed", power_failed_ ? 1 : 0, "-", "the run ended by a power failure (sim.power_fail_ns)");
+}
+
+// ---- registration -----------------------------------------------------------------------------
+
+namespace {
+
+void cpu_workload_params(const Config &c, wl_params *prm)
+{
+    const uint32_t n = (uint32_t)c.i("cpu.cores");
+    prm->num_threads = n;
+    prm->num_sms = n;
+    prm->max_threads_per_block = 32 * n;
+    prm->max_warps_per_sm = n;
+}
+
+void cpu_validate(const Config &c, const persim_prog *p)
+{
+    const uint32_t n = (uint32_t)c.i("cpu.cores");
+    for (uint32_t k = 0; k < p->nkernels; ++k) {
+        const persim_kernel &K = p->kernels[k];
+        const uint64_t threads = (uint64_t)K.nblocks * K.warps_per_block;
+        if (threads > n)
+            throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(threads) +
+                              " threads (op streams) but cpu.cores = " + std::to_string(n) +
+                              " (a cpu program has one stream per hardware thread)");
+        for (uint64_t s = K.first_stream; s < K.first_stream + threads; ++s)
+            for (uint64_t o = p->streams[s].begin; o < p->streams[s].end; ++o)
+                if (p->ops[o].kind == OPK_SYNC && p->ops[o].scope == SCOPE_BLOCK && K.nblocks > 1)
+                    throw ConfigError("kernel '" + std::string(K.name) +
+                                      "': block-scope sync with several blocks (the cpu system has one barrier for all threads)");
+    }
+}
+
+std::vector<ModelInfo> cpu_models()
+{
+    std::vector<ModelInfo> v;
+    for (auto *m : all_cpu_models()) v.push_back(ModelInfo{m->name, m->desc});
+    return v;
+}
+
+std::unique_ptr<System> cpu_make(const Config &c, const std::string &model, const persim_prog *prog, mem_image *backing)
+{
+    const CpuModel *m = find_cpu_model(model);
+    if (!m) throw ConfigError("unknown model '" + model + "' for system.kind cpu (available: " + CpuSystem::kind.model_list() + ")");
+    return std::make_unique<CpuSystem>("top", c, *m, prog, backing);
+}
+
+} // namespace
+
+const SystemKind CpuSystem::kind{"cpu", "multi-core CPU: trace-driven cores, L1s, shared L2, DRAM cache, PM controllers, persist paths",
+                                 cpu_workload_params, cpu_validate, cpu_models, cpu_make};
+
+} // namespace persim

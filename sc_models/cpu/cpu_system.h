@@ -1,0 +1,97 @@
+// The cpu system (system.kind = cpu; docs/models/lightwsp.md): trace-driven cores with private
+// L1s (CpuCore), the shared inclusive L2 (CpuL2), a DRAM cache in front of PM (DramCache, with a
+// DRAM-timed MemCtrl behind it), and the PM controllers every system builds (PmControllers, with
+// the front end the persistency model needs). The persistency model (cpu_model.h) decides what
+// the persist path carries and what a region boundary costs. One implementation of System.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+#include <systemc>
+#include "config.h"
+#include "cpu_cfg.h"
+#include "cpu_core.h"
+#include "cpu_mem.h"
+#include "cpu_model.h"
+#include "mem_ctrl.h"
+#include "region_book.h"
+#include "region_check.h"
+#include "stats.h"
+#include "system.h"
+
+namespace persim {
+
+class CpuSystem : public sc_core::sc_module, public System {
+public:
+    SC_HAS_PROCESS(CpuSystem);
+    CpuSystem(sc_core::sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing);
+    ~CpuSystem() override;
+    static const SystemKind kind;
+
+    // System
+    bool finished() const override;
+    uint64_t finish_ps() const override { return exec_done_ps_; }
+    uint64_t period_ps() const override { return cfg_.period_ps; }
+    uint64_t instructions() const override;
+    std::string progress_line() const override;
+    std::string describe_stuck() const override;
+    void set_durable_sink(DurableSink *s) override;
+    void set_tracker(WriteTracker *t) override { set_durable_sink(t); }
+    void drain_functional(mem_image *) override {}     // the functional image is the backing image
+    void report(StatsWriter &w, uint64_t sim_ps) override;
+
+    // ---- what the cores use ----
+    const persim_prog *prog() const { return prog_; }
+    RegionBook &book() { return book_; }
+    void functional_store(uint64_t addr, const uint8_t *data, uint32_t bytes);
+    void functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) const;
+    void wait_flag(uint64_t addr, CpuCore *c) { waiters_[addr].push_back(c); }
+    uint64_t barrier_arrive();
+    bool barrier_passed(uint64_t gen) const { return barrier_gen_ > gen; }
+    void thread_done(CpuCore *c);
+    uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8]);
+    uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
+    MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
+    void broadcast_boundary(uint32_t region, uint64_t arrive_ps);
+    uint64_t checkpoint_base() const { return ckpt_base_; }
+
+private:
+    void start_kernel();
+    void power_fail_method();
+    Config cc_;                      // the configuration with the model's front end
+    CpuCfg cfg_;
+    const CpuModel &model_;
+    const persim_prog *prog_;
+    mem_image *img_;                 // functional memory (the run's image)
+    mem_image *pm_img_;              // what the controllers' devices hold
+    std::unique_ptr<PmControllers> pm_;
+    std::unique_ptr<MemCtrl> dram_;
+    std::unique_ptr<DramCache> dc_;
+    std::unique_ptr<CpuL2> l2_;
+    std::vector<std::unique_ptr<CpuCore>> cores_;
+    RegionBook book_;
+    std::unique_ptr<RegionCheck> check_;
+    bool check_done_ = false;
+    struct Tee : DurableSink {
+        DurableSink *a = nullptr, *b = nullptr;
+        void on_durable(uint64_t, uint64_t, const uint8_t *, const uint64_t *, uint32_t, int) override {}
+        void on_durable_ids(uint64_t at, uint64_t addr, const uint8_t *d, const uint64_t *m, uint32_t lb, int r,
+                            const uint32_t *w) override
+        {
+            if (a) a->on_durable_ids(at, addr, d, m, lb, r, w);
+            if (b) b->on_durable_ids(at, addr, d, m, lb, r, w);
+        }
+    } tee_;
+    std::unordered_map<uint64_t, std::vector<CpuCore *>> waiters_;
+    uint32_t kernel_ = 0, running_threads_ = 0, kernel_threads_ = 0;
+    uint64_t barrier_count_ = 0, barrier_gen_ = 0;
+    bool all_done_ = false, power_failed_ = false;
+    uint64_t exec_done_ps_ = 0, power_fail_at_ = 0;
+    uint64_t next_wid_ = 1;
+    uint64_t ckpt_base_ = 0;
+    uint32_t rid_mask_ = 0xFFFF;
+    sc_core::sc_event start_ev_, pf_ev_;
+};
+
+} // namespace persim

@@ -1,0 +1,23 @@
+// The cpu system's baselines (LightWSP section V-A/B/D; docs/models/lightwsp.md):
+//   none   Optane memory mode with the original binary: no regions, no persistence (the
+//          normalisation base of Figures 7, 9, 11-17);
+//   ppa    PPA-like: stores persist asynchronously from the core (8 B on the persist path into
+//          ADR WPQs), but at each region end the core waits until the region's stores are durable;
+//   capri  Capri-like: 64 B per 8 B store on its own path into ADR WPQs; with several controllers
+//          the path stops at a region end until the previous region has drained;
+//   psp    ideal PSP (BBB/eADR-like, Figure 9): persistence costs nothing at the core, but PM is
+//          main memory without a DRAM cache.
+#include "cpu_model.h"
+
+namespace persim {
+
+const CpuModel kCpuNone{"none", "memory mode (DRAM cache in front of PM), no persistence: the normalisation base",
+                        false, 0, CpuModel::AtBoundary::NONE, "", true, false, false};
+const CpuModel kCpuPpa{"ppa", "PPA-like: 8 B stores persist in the background, the core waits at each region end",
+                       true, 8, CpuModel::AtBoundary::CORE_WAITS, "adr_wpq", true, true, false};
+const CpuModel kCpuCapri{"capri", "Capri-like: 64 B per 8 B store on its own path; the path waits at region ends",
+                         true, 64, CpuModel::AtBoundary::PATH_WAITS, "adr_wpq", true, true, false};
+const CpuModel kCpuPsp{"psp", "ideal PSP (battery-backed caches): no persistence cost, no DRAM cache",
+                       false, 0, CpuModel::AtBoundary::NONE, "", false, false, false};
+
+} // namespace persim

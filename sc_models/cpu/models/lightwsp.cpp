@@ -1,0 +1,20 @@
+// LightWSP (lightwsp-whole-system-persistence.md): region-tagged 8-byte stores on the persist
+// path, boundaries broadcast to every controller, region-gated WPQs, lazy region-level persist
+// ordering (III-B), dirty LLC evictions dropped (IV-G). docs/models/lightwsp.md.
+#include "cpu_model.h"
+
+namespace persim {
+
+const CpuModel kCpuLightwsp{"lightwsp",
+                            "LightWSP: regions, 8 B region-tagged stores on the persist path, region-gated WPQs, "
+                            "lazy region-level persist ordering",
+                            true, 8, CpuModel::AtBoundary::LAZY, "wpq_gate", true, true, false};
+
+// The same with the WPQ gate disabled (cores/wpq_gate.h ungated mode): partly persisted regions
+// reach PM, which `persim crash` must report.
+const CpuModel kCpuLightwspUngated{"lightwsp-ungated",
+                                   "broken LightWSP variant for the crash check: WPQs not gated by region "
+                                   "(ADR-like), so a region can persist partly",
+                                   true, 8, CpuModel::AtBoundary::LAZY, "wpq_gate", true, true, true};
+
+} // namespace persim
