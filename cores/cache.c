@@ -379,6 +379,38 @@ int32_t cache_victim(const cache *c, uint64_t line_addr)
     return cache_victim_filtered(c, line_addr, NULL, NULL);
 }
 
+uint32_t cache_set_ways_lru(const cache *c, uint64_t line_addr, int32_t *out, uint32_t max)
+{
+    if (!c || !out || max == 0) return 0;
+    uint32_t set = (uint32_t)(line_addr % c->num_sets);
+    uint32_t first = set * c->ways;
+    uint32_t n = c->ways < max ? c->ways : max;
+    uint32_t got = 0, nfree = 0;
+    const uint64_t *p = PRES(c);
+    for (uint32_t i = first; i < first + c->ways; i++) {      /* free ways, index order */
+        if ((p[i >> 6] >> (i & 63u)) & 1u) continue;
+        if (got < n) out[got++] = (int32_t)i;
+        nfree++;
+    }
+    if (got == n) return n;
+    if (c->tag_only) {
+        /* present ways hold ranks 0..k-1 (0 = MRU): rank r goes to position nfree + k-1-r */
+        const uint8_t *st = STATE(c);
+        uint32_t k = c->ways - nfree;
+        for (uint32_t i = first; i < first + c->ways; i++) {
+            if (!(st[i] & ST_PRESENT)) continue;
+            uint32_t r = c->ways > 1 ? RANK(c)[i] : 0u;
+            uint32_t pos = nfree + (k - 1u - r);
+            if (pos < n) out[pos] = (int32_t)i;
+        }
+        return n;
+    }
+    const int32_t *nx = NEXT(c);
+    for (int32_t i = HEAD(c)[set]; i >= 0 && got < n; i = nx[i])   /* LRU -> MRU */
+        out[got++] = i;
+    return got;
+}
+
 void cache_invalidate(cache *c, int32_t idx)
 {
     if (!idx_ok(c, idx)) return;

@@ -76,6 +76,12 @@ int32_t  cache_victim(const cache *c, uint64_t line_addr);
  * lines pinned by ordering); returns -1 if every way of the set is skipped. */
 int32_t  cache_victim_filtered(const cache *c, uint64_t line_addr,
                                int (*skip)(void *ctx, uint32_t idx), void *ctx);
+/* The ways (line indices) of line_addr's set in victim order, oldest first: the non-present ways
+ * in index order, then the present ways from least to most recently used, so out[0] is what
+ * cache_victim returns (lowest-index free way, else LRU). Writes at most max indices and returns
+ * how many it wrote (min(ways, max)). Both modes. Used by victim policies that scan the set
+ * (e.g. LightWSP buffer snooping, cores/fe_buf.h). */
+uint32_t cache_set_ways_lru(const cache *c, uint64_t line_addr, int32_t *out, uint32_t max);
 /* Installs `line_addr` in way `idx` (which must be free or just evicted): present, no valid
  * or dirty bytes, pm flag as given, no PB entry, MRU. */
 void     cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm);

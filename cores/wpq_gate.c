@@ -33,6 +33,7 @@ int wpq_gate_init(void *mem, const wpq_gate_cfg *cfg)
     if (cfg->addr_bits < 4 || cfg->addr_bits > 64 || cfg->data_bits < 1 || cfg->data_bits > 64) return -1;
     if (!pow2(cfg->line_words) || cfg->line_words >= (1ull << (cfg->addr_bits - 1))) return -1;
     if (cfg->pf_wait < 1 || cfg->pf_wait > 65535) return -1;
+    if (cfg->ungated > 1) return -1;
     wpq_gate *g = (wpq_gate *)mem;
     memset(g, 0, wpq_gate_bytes(cfg));
     g->cfg = *cfg;
@@ -94,6 +95,14 @@ static void remove_at(wpq_gate *g, uint32_t k)
 int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
 {
     if (g->pf_done) return 0;
+    if (g->cfg.ungated) {                /* plain ADR WPQ: oldest entry, any region */
+        if (g->count == 0) return 0;
+        *e = g->q[0];
+        *undo = 0;
+        remove_at(g, 0);
+        g->stats.drains++;
+        return 1;
+    }
     int pers = wpq_gate_persisted(g);
     if (!pers && !(g->overflow && !g->pf)) return 0;
     for (uint32_t k = 0; k < g->count; k++) {
@@ -168,7 +177,8 @@ wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t d
 
 int wpq_gate_check_deadlock(wpq_gate *g)
 {
-    if (g->overflow || g->pf || g->count < g->cfg.entries || wpq_gate_bdry_bit(g)) return 0;
+    if (g->cfg.ungated || g->overflow || g->pf || g->count < g->cfg.entries || wpq_gate_bdry_bit(g))
+        return 0;
     g->overflow = 1;
     g->stats.deadlocks++;
     return 1;
@@ -227,8 +237,9 @@ void wpq_gate_step(wpq_gate *g, const wpq_gate_in *in, wpq_gate_out *out)
             }
         }
         if (in->ld_valid && wpq_gate_load_hit(g, in->ld_line)) { out->ld_hit = 1; g->stats.load_hits++; }
-        /* a persisted region still has entries here: power-failure drain is not idle */
-        int can_drain = wpq_gate_persisted(g) && has_region(g, g->flush_id);
+        /* a persisted region still has entries here (ungated: any entry is left, ADR drains
+         * them all): power-failure drain is not idle */
+        int can_drain = g->cfg.ungated ? g->count > 0 : wpq_gate_persisted(g) && has_region(g, g->flush_id);
         if (in->drain_ready) {
             wpq_entry e;
             int undo = 0;

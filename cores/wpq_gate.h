@@ -30,6 +30,26 @@
  *             is the flush ID.
  *   CAM       (IV-H) a load of a line searches the queue; a hit means the PM value is stale and
  *             the load must be replayed after the entry drains.
+ *   ungated   cfg.ungated = 1 is a deliberately broken variant (not LightWSP): the same queue but
+ *   mode      not gated by region, i.e. a plain ADR WPQ. Any queued entry drains, oldest first
+ *             whatever its region, as soon as it is queued (no wait for the flush-ID region to be
+ *             persisted). Boundaries and ACKs are still accepted and counted, and flush-ACKs and
+ *             commits follow the same rule as gated mode: the flush-ID region sends its flush-ACK
+ *             once it is persisted and none of its entries is left here (entries that drained
+ *             before the boundary simply are not here any more), and commits with mcs-1 flush-ACKs.
+ *             So younger regions may reach PM before older ones commit: the flush ID is not a
+ *             valid recovery point, which is what a crash check of this variant must detect.
+ *             There is no deadlock/overflow mode (never entered, no bypass, no undo-logged write):
+ *             a full queue refuses a store with WPQ_FULL. WPQ_DECLINED remains only for a store of
+ *             the flush-ID region after its flush-ACK was sent (as in gated mode). After power
+ *             failure nothing is discarded: ADR drains every entry (wpq_gate_next_drain keeps
+ *             returning entries until pf_done); the cycle API ends the sequence (pf_done) only once
+ *             the queue is empty and nothing moved for pf_wait cycles, so wpq_gate_pf_discard
+ *             returns 0 and undo_restore 0. pf_done then means "every accepted store is in PM and
+ *             in-flight ACKs have landed"; the flush ID is still reported, but stores of regions
+ *             at or after it may already be in PM. (Transaction API callers must drain with
+ *             wpq_gate_next_drain before calling wpq_gate_pf_discard; whatever is left is discarded
+ *             and counted, as in gated mode.)
  * Region IDs are `rid_bits` wide and wrap. A boundary or ACK for a region outside the window
  * [flush ID, flush ID + regions) cannot be recorded: it is dropped and the sticky `err` is set.
  *
@@ -56,6 +76,7 @@ typedef struct wpq_gate_cfg {
     uint32_t data_bits;    /* 1..64 (paper: 64) */
     uint32_t line_words;   /* words per cache line for the load CAM, power of two (paper: 8) */
     uint32_t pf_wait;      /* power failure: idle cycles before discarding, >= 1 */
+    uint32_t ungated;      /* 0 = LightWSP gated WPQ (default); 1 = ungated ADR-like variant (see above) */
 } wpq_gate_cfg;
 
 typedef enum wpq_result {
@@ -92,7 +113,8 @@ int      wpq_gate_bdry_ack(wpq_gate *g, uint32_t region);    /* from another MC;
 int      wpq_gate_flush_ack(wpq_gate *g, uint32_t region);   /* from another MC; 0 / -1 */
 int      wpq_gate_persisted(const wpq_gate *g);               /* flush-ID region persisted */
 /* Pops the next entry that may drain now (oldest of the flush-ID region, when persisted or in
- * overflow mode and not power-failed). Returns 1 and fills *e and *undo, or 0. */
+ * overflow mode and not power-failed; ungated: the oldest entry, also after power failure, until
+ * pf_done). Returns 1 and fills *e and *undo, or 0. */
 int      wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo);
 /* Overflow-mode store of the flush-ID region into a full queue, written through: returns 1
  * (caller writes *e, undo-logged) or 0 (not applicable; use wpq_gate_push). */
@@ -102,7 +124,8 @@ int      wpq_gate_bypass(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t d
 int      wpq_gate_flush_done(wpq_gate *g);
 /* If the flush-ACK was sent and all others arrived: commits (flush ID + 1), returns 1. */
 int      wpq_gate_try_commit(wpq_gate *g);
-/* Deadlock check (IV-D): full queue and bdry bit 0 -> overflow mode. Returns 1 if entered. */
+/* Deadlock check (IV-D): full queue and bdry bit 0 -> overflow mode. Returns 1 if entered
+ * (never in ungated mode). */
 int      wpq_gate_check_deadlock(wpq_gate *g);
 int      wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr);
 void     wpq_gate_power_fail(wpq_gate *g);
@@ -126,6 +149,8 @@ const wpq_gate_stats *wpq_gate_get_stats(const wpq_gate *g);
  * boundary (-> bdry_ack_out); (3) load CAM search; (4) at most one drain if drain_ready (queue
  * entry, else an overflow bypass of the offered store); (5) flush done (-> fack_out);
  * (6) commit; (7) the offered store; (8) deadlock check; (9) power-failure idle timer and discard.
+ * Ungated: (4) drains the oldest entry of any region; (8) never enters overflow; (9) the queue
+ * is not idle while it holds any entry, so the discard happens only once it is empty.
  * All outputs are registered in the RTL: they describe what happened at this edge. */
 typedef struct wpq_gate_in {
     uint8_t  push_valid;

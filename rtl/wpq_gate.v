@@ -9,6 +9,11 @@
 // Queue: ENTRIES x {region ID, word address, data} in arrival order (collapsing FIFO: one removal
 // anywhere + one append per cycle). Region window of REGIONS slots from the flush ID:
 // boundary-received bit, bdry-ACK and flush-ACK counters (4 bits, MCS <= 16).
+//
+// UNGATED = 1: deliberately broken variant (a plain ADR WPQ, not LightWSP; cores/wpq_gate.h):
+// (4) drains the oldest entry of any region as soon as it is queued, never undo-logged; (8) never
+// enters overflow mode; (9) the power-failure sequence waits while any entry is left, so nothing
+// is discarded. Boundaries, ACKs, flush-ACKs and commits work as in gated mode.
 `define WPQ_Z32(x, w) {{(32-(w)){1'b0}}, x}
 module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                  bdry_valid, bdry_region, back_valid, back_region, fack_valid, fack_region,
@@ -25,6 +30,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     parameter DATA_W     = 64;
     parameter LINE_WORDS = 8;    // words per line (load CAM), power of two, < 2^(ADDR_W-1)
     parameter PF_WAIT    = 16;   // power failure: idle cycles before discarding, 1..65535
+    parameter UNGATED    = 0;    // 0 = LightWSP gated WPQ, 1 = ungated ADR-like variant
 
     localparam CW  = $clog2(ENTRIES + 1);
     localparam SLW = (REGIONS > 1) ? $clog2(REGIONS) : 1;
@@ -106,10 +112,11 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     reg               progress, consumed, pers, has_f, has_f_post, can_drain, drained;
 
     // ---- queue datapath, per entry ----
-    // qv: entry holds a store; match: ... of the flush-ID region; first: the oldest match;
-    // seen: a match at or before the entry (entries that move down when the oldest match drains);
-    // hitv: load CAM hit; sel: the oldest match's contents.
-    wire [ENTRIES-1:0] qv, match, hitv;
+    // qv: entry holds a store; match: ... of the flush-ID region; dm: drain candidate (match;
+    // UNGATED: any valid entry); first: the oldest candidate; seen: a candidate at or before the
+    // entry (entries that move down when the oldest candidate drains); hitv: load CAM hit;
+    // sel: the oldest candidate's contents.
+    wire [ENTRIES-1:0] qv, match, hitv, dm;
     reg  [ENTRIES-1:0] first, seen;
     reg  [QW-1:0]      sel;
     reg                sn;
@@ -117,9 +124,9 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     always @* begin
         sn = 1'b0; sel = {QW{1'b0}};
         for (j = 0; j < ENTRIES; j = j + 1) begin
-            first[j] = match[j] && !sn;
+            first[j] = dm[j] && !sn;
             if (first[j]) sel = q[j*QW +: QW];
-            sn = sn || match[j];
+            sn = sn || dm[j];
             seen[j] = sn;
         end
     end
@@ -131,6 +138,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             wire [QW-1:0] nxt;
             assign qv[g]    = G32[CW-1:0] < cnt;
             assign match[g] = qv[g] && cur[QW-1 -: RID_W] == fid;
+            assign dm[g]    = (UNGATED != 0) ? qv[g] : match[g];
             assign hitv[g]  = qv[g] && cur[DATA_W + LS +: LW] == ld_line;
             if (g + 1 < ENTRIES) begin : g_nxt
                 assign nxt = q[(g+1)*QW +: QW];
@@ -218,9 +226,14 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             sf32 = slot_of(fid);
             pers = pers_of(n_wb, n_wba, sf32);
             has_f = |match;
-            can_drain = pers && has_f;
+            can_drain = (UNGATED != 0) ? (c32 != 0) : (pers && has_f);
             if (drain_ready) begin
-                if ((pers || (ovf && !n_pf)) && has_f) begin
+                if ((UNGATED != 0) && c32 != 0) begin
+                    {o_dr, o_da, o_dd} = sel;                       // oldest entry, any region
+                    o_dv = 1'b1;
+                    drained = 1'b1;
+                    progress = 1'b1;
+                end else if ((UNGATED == 0) && (pers || (ovf && !n_pf)) && has_f) begin
                     {o_dr, o_da, o_dd} = sel;
                     o_dv = 1'b1; o_du = !pers;
                     if (!pers) n_undo = 1'b1;
@@ -279,7 +292,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             end
             // (8) deadlock detection: full queue, no boundary of the flush-ID region
             sf32 = slot_of(n_fid);
-            if (!n_ovf && !n_pf && c32 == ENTRIES && !n_wb[sf32[SLW-1:0]]) n_ovf = 1'b1;
+            if ((UNGATED == 0) && !n_ovf && !n_pf && c32 == ENTRIES && !n_wb[sf32[SLW-1:0]]) n_ovf = 1'b1;
             // (9) power-failure timer
             if (n_pf) begin
                 pft32 = `WPQ_Z32(pft, 16);

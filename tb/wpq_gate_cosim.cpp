@@ -2,6 +2,8 @@
 #include "cosim_common.h"
 #include "Vwpq_gate_lightwsp_table1.h"
 #include "Vwpq_gate_wpq_small.h"
+#include "Vwpq_gate_lightwsp_table1_ungated.h"
+#include "Vwpq_gate_wpq_small_ungated.h"
 
 namespace {
 
@@ -99,6 +101,7 @@ public:
         uint32_t cur = 0;                 // youngest region not yet ended
         uint32_t phase = 0, p_push = 50, p_bdry = 10, p_ready = 60, p_ld = 20;
         uint64_t pf_count = 0, commits = 0, drains = 0, undo = 0, bypass = 0, hits = 0, declined = 0;
+        uint64_t ahead = 0, overflows = 0, pf_discarded = 0;   // ahead: drains of a region != flush ID
         wpq_gate_out o{};
         for (uint64_t i = 0; i < n; i++) {
             if (phase-- == 0) {
@@ -144,6 +147,13 @@ public:
             in.ld_line = rng() % 4 == 0 ? rng() : rng() % 16;
             in.power_fail = rng() % 5000 == 0;
             if (!step(in, &o)) return;
+            if (o.drain_valid && o.drain_region != fid) {
+                ahead++;
+                // gated: only the flush-ID region drains (the drain precedes the commit of the edge)
+                if (!cfg_.ungated) { ADD_FAILURE() << "gated drain of region " << o.drain_region << " at flush ID " << fid; return; }
+            }
+            overflows += o.overflow;
+            if (o.pf_done_pulse) pf_discarded += o.discarded;
             commits += o.commit_valid; drains += o.drain_valid; undo += o.drain_undo; hits += o.ld_hit;
             bypass += o.push_result == WPQ_BYPASS; declined += o.push_result == WPQ_DECLINED;
             if (o.pf_done) {
@@ -154,14 +164,23 @@ public:
                 o = wpq_gate_out{};
             }
         }
-        std::printf("cosim wpq_gate: %" PRIu64 " cycles, %" PRIu64 " drains (%" PRIu64 " undo-logged, %" PRIu64
-                    " bypass), %" PRIu64 " commits, %" PRIu64 " declined, %" PRIu64 " load hits, %" PRIu64
-                    " power failures\n",
-                    n, drains, undo, bypass, commits, declined, hits, pf_count);
+        std::printf("cosim wpq_gate%s: %" PRIu64 " cycles, %" PRIu64 " drains (%" PRIu64 " undo-logged, %" PRIu64
+                    " bypass, %" PRIu64 " ahead of the flush ID), %" PRIu64 " commits, %" PRIu64 " declined, %" PRIu64
+                    " load hits, %" PRIu64 " power failures (%" PRIu64 " entries discarded)\n",
+                    cfg_.ungated ? " (ungated)" : "", n, drains, undo, bypass, ahead, commits, declined, hits,
+                    pf_count, pf_discarded);
+        if (cfg_.ungated) {
+            // a plain ADR WPQ: no overflow mode, nothing undo-logged or discarded
+            EXPECT_EQ(undo, 0u);
+            EXPECT_EQ(bypass, 0u);
+            EXPECT_EQ(overflows, 0u);
+            EXPECT_EQ(pf_discarded, 0u);
+        }
         if (n >= 20000) {
             EXPECT_GT(commits, 100u);
-            EXPECT_GT(undo, 0u);
             EXPECT_GT(hits, 0u);
+            if (cfg_.ungated) EXPECT_GT(ahead, 0u);   // younger regions drained before older ones committed
+            else EXPECT_GT(undo, 0u);
         }
     }
     wpq_gate *core() { return g_; }
@@ -336,6 +355,103 @@ TEST(WpqGate, Directed_PowerFailureInOverflowUndoRestore)
     EXPECT_TRUE(done);
 }
 
+// The same sequence in both modes: region 0 stores, then a store of region 1 before region 0's
+// boundary, PM always ready. Gated (LightWSP): nothing drains until region 0 is persisted, then
+// region 0 before region 1. Ungated (broken ADR variant): every store drains as soon as it is
+// queued, so region 1's store reaches PM before region 0's boundary arrives; the region protocol
+// (bdry-ACKs, flush-ACKs, commits) still runs.
+template <class V>
+void younger_before_boundary(const wpq_gate_cfg &cfg, std::vector<std::pair<int, uint16_t>> *drains,
+                             std::vector<std::pair<int, uint16_t>> *commits, wpq_gate_out *last)
+{
+    WpqBench<V> b(cfg);
+    wpq_gate_out o{};
+    std::deque<wpq_gate_in> script;
+    script.push_back(push(0, 0x100, 0x11));
+    script.push_back(push(0, 0x108, 0x12));
+    script.push_back(push(1, 0x100, 0x21));       // younger region, before boundary 0
+    script.push_back(wpq_gate_in{});
+    script.back().drain_ready = 1;
+    wpq_gate_in bd{}; bd.bdry_valid = 1; bd.drain_ready = 1;
+    bd.bdry_region = 0; script.push_back(bd);     // cycle 4: boundary 0
+    bd.bdry_region = 1; script.push_back(bd);
+    for (int cyc = 0; cyc < 20; cyc++) {
+        wpq_gate_in in{};
+        in.drain_ready = 1;
+        if (!script.empty()) { in = script.front(); script.pop_front(); }
+        if (o.bdry_ack_valid) { in.back_valid = 1; in.back_region = o.bdry_ack_region; }
+        if (o.fack_out_valid) { in.fack_valid = 1; in.fack_region = o.fack_out_region; }
+        ASSERT_TRUE(b.step(in, &o));
+        if (o.drain_valid) { drains->push_back({cyc, o.drain_region}); EXPECT_EQ(o.drain_undo, 0); }
+        if (o.commit_valid) commits->push_back({cyc, o.commit_region});
+    }
+    *last = o;
+}
+
+TEST(WpqGate, Directed_GatedHoldsYoungerRegionUntilBoundary)
+{
+    std::vector<std::pair<int, uint16_t>> d, c;
+    wpq_gate_out o{};
+    younger_before_boundary<Vwpq_gate_lightwsp_table1>(rtlp_lightwsp_table1_cfg(), &d, &c, &o);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_GT(d[0].first, 4);                     // nothing before boundary 0 (+ the other MC's ACK)
+    EXPECT_EQ(d[0].second, 0); EXPECT_EQ(d[1].second, 0); EXPECT_EQ(d[2].second, 1);
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_LT(c[0].first, d[2].first);            // region 0 committed before region 1 drained
+    EXPECT_EQ(o.flush_id, 2);
+}
+
+TEST(WpqGate, Directed_UngatedDrainsYoungerRegionBeforeBoundary)
+{
+    std::vector<std::pair<int, uint16_t>> d, c;
+    wpq_gate_out o{};
+    younger_before_boundary<Vwpq_gate_lightwsp_table1_ungated>(rtlp_lightwsp_table1_ungated_cfg(), &d, &c, &o);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(d, (std::vector<std::pair<int, uint16_t>>{{1, 0}, {2, 0}, {3, 1}}));   // a cycle after queued
+    EXPECT_LT(d[2].first, 4);                     // region 1 in PM before boundary 0 arrived
+    EXPECT_EQ(c.size(), 2u);                      // the protocol still commits both regions
+    EXPECT_EQ(o.flush_id, 2);
+    EXPECT_EQ(o.overflow, 0);
+}
+
+// Ungated power failure with PM busy: no store accepted, every queued entry (of any region,
+// persisted or not) drains once PM is ready, then the sequence ends with nothing discarded.
+TEST(WpqGate, Directed_UngatedPowerFailureDrainsEverything)
+{
+    WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
+    wpq_gate_out o{};
+    auto busy = [](wpq_gate_in in) { in.drain_ready = 0; return in; };
+    ASSERT_TRUE(b.step(busy(push(0, 1, 1)), &o));
+    ASSERT_TRUE(b.step(busy(push(1, 2, 2)), &o));
+    ASSERT_TRUE(b.step(busy(push(2, 3, 3)), &o));
+    ASSERT_TRUE(b.step(busy(push(1, 4, 4)), &o));
+    EXPECT_EQ(o.count, 4);
+    ASSERT_TRUE(b.step(busy(push(1, 5, 5)), &o));
+    EXPECT_EQ(o.push_result, WPQ_FULL);           // full queue just refuses, no overflow mode
+    EXPECT_EQ(o.overflow, 0);
+    wpq_gate_in in = busy(push(0, 6, 6));
+    in.power_fail = 1;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.push_result, WPQ_OFF);
+    std::vector<uint64_t> drained;
+    bool done = false;
+    for (int cyc = 0; cyc < 40 && !done; cyc++) {
+        in = {};
+        in.drain_ready = cyc >= 10;               // PM busy for longer than PF_WAIT: still waits
+        ASSERT_TRUE(b.step(in, &o));
+        if (o.drain_valid) drained.push_back(o.drain_data);
+        if (o.pf_done_pulse) {
+            done = true;
+            EXPECT_GE(cyc, 10 + 4 - 1 + 3);       // last drain at cyc 13, then PF_WAIT idle cycles
+            EXPECT_EQ(o.discarded, 0);
+            EXPECT_EQ(o.undo_restore, 0);
+            EXPECT_EQ(o.flush_id, 0);             // no boundary arrived: nothing committed
+        }
+    }
+    EXPECT_TRUE(done);
+    EXPECT_EQ(drained, (std::vector<uint64_t>{1, 2, 3, 4}));
+}
+
 TEST(WpqGate, Directed_LoadCamSearch)
 {
     WpqBench<Vwpq_gate_lightwsp_table1> b(rtlp_lightwsp_table1_cfg());
@@ -364,6 +480,22 @@ TEST(WpqGate, Random_wpq_small)
     cosim::announce("wpq_gate/wpq_small", s, n);
     WpqBench<Vwpq_gate_wpq_small> b(rtlp_wpq_small_cfg());
     b.random(s + 1, n);
+}
+
+TEST(WpqGate, Random_lightwsp_table1_ungated)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("wpq_gate/lightwsp_table1_ungated", s, n);
+    WpqBench<Vwpq_gate_lightwsp_table1_ungated> b(rtlp_lightwsp_table1_ungated_cfg());
+    b.random(s + 2, n);
+}
+
+TEST(WpqGate, Random_wpq_small_ungated)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("wpq_gate/wpq_small_ungated", s, n);
+    WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
+    b.random(s + 3, n);
 }
 
 } // namespace

@@ -406,6 +406,57 @@ TEST(Cache, TagOnlyGigabyteDirectMapped)
     EXPECT_EQ(cache_count_dirty(k.c, -1), 0u);
 }
 
+// cache_set_ways_lru: free ways first in index order, then present ways LRU -> MRU; out[0] is
+// cache_victim's choice; max truncates. Both modes, 8-way and direct-mapped.
+TEST(Cache, SetWaysLruOrder)
+{
+    for (uint32_t tag_only = 0; tag_only <= 1; tag_only++) {
+        Cache k(2 * 8 * 64, 64, 8, tag_only);       // 2 sets of 8 ways; set s = line_addr % 2
+        const uint64_t set1 = 1;                    // odd line addresses: ways 8..15
+        int32_t out[16];
+        ASSERT_EQ(cache_set_ways_lru(k.c, set1, out, 16), 8u);
+        for (int i = 0; i < 8; i++) EXPECT_EQ(out[i], 8 + i);   // all free: index order
+        // install ways 12, 9, 15, 8 (in this order), touch 9, invalidate 15
+        cache_install(k.c, 12, 101, 1);
+        cache_install(k.c, 9, 103, 1);
+        cache_install(k.c, 15, 105, 1);
+        cache_install(k.c, 8, 107, 1);
+        cache_touch(k.c, 9);
+        cache_invalidate(k.c, 15);
+        ASSERT_EQ(cache_set_ways_lru(k.c, 7, out, 16), 8u);
+        // free 10, 11, 13, 14, 15; then LRU -> MRU: 12, 8, 9
+        EXPECT_EQ(std::vector<int32_t>(out, out + 8), (std::vector<int32_t>{10, 11, 13, 14, 15, 12, 8, 9}))
+            << "tag_only " << tag_only;
+        EXPECT_EQ(out[0], cache_victim(k.c, 7));
+        // fill the set: no free ways, pure LRU order
+        for (int32_t w : {10, 11, 13, 14, 15}) cache_install(k.c, w, 200 + 2 * (uint64_t)w + 1, 0);
+        cache_touch(k.c, 12);
+        ASSERT_EQ(cache_set_ways_lru(k.c, 3, out, 16), 8u);
+        EXPECT_EQ(std::vector<int32_t>(out, out + 8), (std::vector<int32_t>{8, 9, 10, 11, 13, 14, 15, 12}))
+            << "tag_only " << tag_only;
+        EXPECT_EQ(out[0], cache_victim(k.c, 3));
+        // truncation: only the 3 oldest
+        int32_t three[3] = {-7, -7, -7};
+        EXPECT_EQ(cache_set_ways_lru(k.c, 3, three, 3), 3u);
+        EXPECT_EQ(std::vector<int32_t>(three, three + 3), (std::vector<int32_t>{8, 9, 10}));
+        EXPECT_EQ(cache_set_ways_lru(k.c, 3, out, 0), 0u);
+        EXPECT_EQ(cache_set_ways_lru(k.c, 3, nullptr, 4), 0u);
+        // the other set is untouched (all free)
+        ASSERT_EQ(cache_set_ways_lru(k.c, 0, out, 16), 8u);
+        EXPECT_EQ(out[0], 0);
+        EXPECT_EQ(out[7], 7);
+    }
+    for (uint32_t tag_only = 0; tag_only <= 1; tag_only++) {   // direct-mapped: one way
+        Cache k(4 * 64, 64, 1, tag_only);
+        int32_t out[2] = {-1, -1};
+        EXPECT_EQ(cache_set_ways_lru(k.c, 6, out, 2), 1u);
+        EXPECT_EQ(out[0], 2);
+        cache_install(k.c, 2, 6, 0);
+        EXPECT_EQ(cache_set_ways_lru(k.c, 10, out, 2), 1u);
+        EXPECT_EQ(out[0], 2);
+    }
+}
+
 // Tag-only and full mode driven by the same random sequence (accesses with write-allocate, victims
 // with and without a skip filter, write-backs, invalidations, cleans): same hits, victims, tags,
 // dirty and pm state, dirty counters and dirty-line lists.
@@ -488,6 +539,18 @@ TEST_P(CacheTagOnly, MatchesFullModeOnRandomSequence)
                 if (cache_line_present(full.c, int32_t(i))) {
                     ASSERT_EQ(cache_line_pm(tag.c, int32_t(i)), cache_line_pm(full.c, int32_t(i)));
                 }
+            }
+            {   // victim scan order: same in both modes, a permutation of the set, led by the victim
+                const uint64_t a = rng() % (4ull * n);
+                const uint32_t ka = cache_set_ways_lru(full.c, a, la.data(), n);
+                const uint32_t kb = cache_set_ways_lru(tag.c, a, lb.data(), n);
+                ASSERT_EQ(ka, kb);
+                ASSERT_EQ(ka, g.assoc ? g.assoc : n);
+                ASSERT_TRUE(std::equal(la.begin(), la.begin() + ka, lb.begin()));
+                ASSERT_EQ(la[0], cache_victim(full.c, a));
+                std::vector<int32_t> w(la.begin(), la.begin() + ka);
+                std::sort(w.begin(), w.end());
+                for (uint32_t i = 0; i < ka; i++) ASSERT_EQ(w[i], int32_t((a % (n / ka)) * ka + i));
             }
             for (int pm = -1; pm <= 1; pm++) {
                 uint32_t ka = cache_collect_dirty(full.c, pm, la.data(), n);

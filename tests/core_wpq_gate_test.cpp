@@ -296,6 +296,166 @@ TEST(WpqGate, RegionIdsWrap)
     EXPECT_FALSE(wpq_gate_err(w.g));
 }
 
+// The same sequence in both modes: region 0's stores, then a store of the younger region 1 before
+// region 0's boundary, PM always ready. Gated: nothing drains before boundary 0, then region 0
+// before region 1. Ungated: everything drains in arrival order as soon as it is queued, so region
+// 1's store is in PM before boundary 0 arrives; boundaries still commit both regions.
+std::vector<std::pair<int, uint32_t>> younger_region_sequence(Wpq &w, std::vector<int> *commits)
+{
+    std::vector<std::pair<int, uint32_t>> d;       // (cycle, region) of each drain
+    auto note = [&](int cyc, const wpq_gate_out &o) {
+        if (o.drain_valid) { d.push_back({cyc, o.drain_region}); EXPECT_EQ(o.drain_undo, 0); }
+        if (o.commit_valid) commits->push_back(cyc);
+    };
+    note(0, w.push(0, 0x100, 11));
+    note(1, w.push(0, 0x108, 12));
+    note(2, w.push(1, 0x100, 21));                 // region 1, before region 0's boundary
+    note(3, w.idle());
+    note(4, w.idle());
+    note(5, w.bdry(0));                            // boundary 0 (single MC: persisted at once)
+    note(6, w.bdry(1));
+    for (int cyc = 7; cyc < 12; cyc++) note(cyc, w.idle());
+    return d;
+}
+
+TEST(WpqGate, GatedHoldsYoungerRegionUntilOlderBoundary)
+{
+    Wpq w(table1(1));
+    std::vector<int> commits;
+    auto d = younger_region_sequence(w, &commits);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(d[0], (std::pair<int, uint32_t>{5, 0}));       // only once boundary 0 arrived
+    EXPECT_EQ(d[1], (std::pair<int, uint32_t>{6, 0}));
+    EXPECT_EQ(d[2].second, 1u);
+    EXPECT_GT(d[2].first, commits.at(0));                    // after region 0 committed
+    EXPECT_EQ(commits.size(), 2u);
+    EXPECT_EQ(wpq_gate_flush_id(w.g), 2u);
+}
+
+TEST(WpqGate, UngatedDrainsYoungerRegionBeforeOlderBoundary)
+{
+    wpq_gate_cfg c = table1(1);
+    c.ungated = 1;
+    Wpq w(c);
+    std::vector<int> commits;
+    auto d = younger_region_sequence(w, &commits);
+    // each store drains the cycle after it is queued, whatever its region
+    EXPECT_EQ(d, (std::vector<std::pair<int, uint32_t>>{{1, 0}, {2, 0}, {3, 1}}));
+    EXPECT_LT(d[2].first, 5);                                // region 1 in PM before boundary 0
+    EXPECT_EQ(commits, (std::vector<int>{5, 6}));            // the region protocol still commits
+    EXPECT_EQ(wpq_gate_flush_id(w.g), 2u);
+    EXPECT_EQ(wpq_gate_get_stats(w.g)->drains, 3u);
+    EXPECT_EQ(wpq_gate_get_stats(w.g)->commits, 2u);
+}
+
+// Ungated, two controllers: a region whose entries all drained before its boundary still needs
+// the boundary, the other MC's bdry-ACK and its flush-ACK to commit (commit rule of gated mode).
+TEST(WpqGate, UngatedCommitStillNeedsTheProtocol)
+{
+    wpq_gate_cfg c = table1(2);
+    c.ungated = 1;
+    Wpq w(c);
+    w.push(0, 0x40, 1);
+    EXPECT_EQ(w.idle().drain_valid, 1);
+    EXPECT_EQ(wpq_gate_count(w.g), 0u);
+    wpq_gate_out o = w.bdry(0);
+    EXPECT_EQ(o.bdry_ack_valid, 1);
+    EXPECT_EQ(o.fack_out_valid, 0);                          // not persisted: the other MC has not ACKed
+    wpq_gate_in in{};
+    in.back_valid = 1; in.back_region = 0;
+    o = w.step(in);
+    EXPECT_EQ(o.fack_out_valid, 1);
+    EXPECT_EQ(o.commit_valid, 0);
+    in = {};
+    in.fack_valid = 1; in.fack_region = 0;
+    o = w.step(in);
+    EXPECT_EQ(o.commit_valid, 1);
+    EXPECT_EQ(o.flush_id, 1);
+}
+
+// Ungated: a full queue refuses (WPQ_FULL), never overflow mode or bypass; the transaction API
+// drains the oldest entry of any region.
+TEST(WpqGate, UngatedFullQueueRefusesNoOverflow)
+{
+    wpq_gate_cfg c = table1(1);
+    c.entries = 2;
+    c.ungated = 1;
+    Wpq w(c);
+    EXPECT_EQ(wpq_gate_push(w.g, 1, 10, 10), WPQ_OK);
+    EXPECT_EQ(wpq_gate_push(w.g, 2, 11, 11), WPQ_OK);
+    EXPECT_EQ(wpq_gate_check_deadlock(w.g), 0);
+    EXPECT_EQ(wpq_gate_overflow(w.g), 0);
+    EXPECT_EQ(wpq_gate_bypass(w.g, 0, 1, 1), 0);
+    wpq_gate_out o = w.push(0, 1, 1, 0);
+    EXPECT_EQ(o.push_result, WPQ_FULL);
+    EXPECT_EQ(o.overflow, 0);
+    EXPECT_EQ(wpq_gate_get_stats(w.g)->deadlocks, 0u);
+    wpq_entry e;
+    int undo = 1;
+    ASSERT_EQ(wpq_gate_next_drain(w.g, &e, &undo), 1);
+    EXPECT_EQ(e.region, 1);
+    EXPECT_EQ(e.data, 10u);
+    EXPECT_EQ(undo, 0);
+    c.ungated = 2;
+    std::vector<uint64_t> mem(wpq_gate_bytes(&c) / 8 + 1);
+    EXPECT_EQ(wpq_gate_init(mem.data(), &c), -1);
+}
+
+// Ungated power failure: nothing is discarded. Entries of unpersisted regions drain on battery
+// (ADR), the sequence ends only once the queue is empty and idle for pf_wait cycles.
+TEST(WpqGate, UngatedPowerFailureDiscardsNothing)
+{
+    wpq_gate_cfg c = table1(2);
+    c.ungated = 1;
+    Wpq w(c);
+    w.push(0, 0x10, 1, 0);
+    w.push(1, 0x20, 2, 0);
+    w.push(2, 0x28, 3, 0);                                   // no boundary ever arrives
+    wpq_gate_in in{};
+    in.power_fail = 1;
+    in.push_valid = 1; in.push_region = 1; in.push_addr = 0x30; in.push_data = 4;
+    wpq_gate_out o = w.step(in);
+    EXPECT_EQ(o.push_result, WPQ_OFF);
+    std::vector<uint64_t> drained;
+    int done_at = -1;
+    for (int cyc = 0; cyc < 40 && done_at < 0; cyc++) {
+        in = {};
+        in.drain_ready = cyc >= 8;                           // PM busy longer than pf_wait
+        o = w.step(in);
+        if (o.drain_valid) drained.push_back(o.drain_data);
+        if (o.pf_done_pulse) {
+            done_at = cyc;
+            EXPECT_EQ(o.discarded, 0);
+            EXPECT_EQ(o.undo_restore, 0);
+            EXPECT_EQ(o.flush_id, 0);                        // recovery point (not valid ungated)
+        }
+    }
+    EXPECT_EQ(drained, (std::vector<uint64_t>{1, 2, 3}));
+    EXPECT_EQ(done_at, 10 + 4);                              // last drain at 10, then 4 idle cycles
+    EXPECT_TRUE(wpq_gate_pf_done(w.g));
+    EXPECT_EQ(wpq_gate_get_stats(w.g)->discarded, 0u);
+    int ur = 1;
+    EXPECT_EQ(wpq_gate_pf_discard(w.g, &ur), 0u);
+    EXPECT_EQ(ur, 0);
+    // the same sequence gated discards all three (no region persisted)
+    Wpq g(table1(2));
+    g.push(0, 0x10, 1, 0);
+    g.push(1, 0x20, 2, 0);
+    g.push(2, 0x28, 3, 0);
+    in = {};
+    in.power_fail = 1;
+    o = g.step(in);
+    uint32_t discarded = 0;
+    for (int cyc = 0; cyc < 40 && !wpq_gate_pf_done(g.g); cyc++) {
+        in = {};
+        in.drain_ready = 1;
+        o = g.step(in);
+        EXPECT_EQ(o.drain_valid, 0);
+        discarded += o.discarded;
+    }
+    EXPECT_EQ(discarded, 3u);
+}
+
 // Property: with random traffic, drains follow region order, each region's stores in FIFO order,
 // and no store drains before its region's boundary unless undo-logged.
 TEST(WpqGate, RandomOrderProperty)
