@@ -18,6 +18,7 @@ extern const persim_workload wl_btree_wg_log_workload;
 extern const persim_workload wl_btree_wg_wi_bug_workload;
 extern const persim_workload wl_reduction_blkscope_bug_workload;
 extern const persim_workload wl_mq_noorder_bug_workload;
+extern const persim_workload wl_cpu_queue_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -44,6 +45,13 @@ static const persim_workload *const wl_variant_table[] = {
     NULL,
 };
 
+/* CPU workloads (docs/workloads-cpu.md): programs for a CPU system (wl_params.num_threads > 0;
+ * they refuse to build on a GPU). In their own table so that wl_all() stays the GPU list. */
+static const persim_workload *const wl_cpu_table[] = {
+    &wl_cpu_queue_workload,
+    NULL,
+};
+
 const persim_workload *wl_find(const char *name)
 {
     if (!name) return NULL;
@@ -51,9 +59,14 @@ const persim_workload *wl_find(const char *name)
         if (strcmp((*w)->name, name) == 0) return *w;
     for (const persim_workload *const *w = wl_variant_table; *w; w++)
         if (strcmp((*w)->name, name) == 0) return *w;
+    for (const persim_workload *const *w = wl_cpu_table; *w; w++)
+        if (strcmp((*w)->name, name) == 0) return *w;
     return NULL;
 }
 
 const persim_workload *const *wl_variants(void) { return wl_variant_table; }
 
 const persim_workload *const *wl_all(void) { return wl_table; }
+
+
+const persim_workload *const *wl_cpu_all(void) { return wl_cpu_table; }
