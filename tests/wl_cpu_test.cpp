@@ -106,7 +106,7 @@ TEST_P(CpuThreads, BuildsValidScalarRunsAndVerifies)
             ASSERT_TRUE(o.elem == 1 || o.elem == 2 || o.elem == 4 || o.elem == 8) << name << " op " << i;
             ASSERT_GE(o.addr, PERSIM_PM_BASE) << name << ": all data lives in PM";
         }
-        if (o.kind == OPK_ACQUIRE || o.kind == OPK_RELEASE) ASSERT_EQ(o.scope, SCOPE_SYSTEM);
+        if (o.kind == OPK_ACQUIRE || o.kind == OPK_RELEASE) { ASSERT_EQ(o.scope, SCOPE_SYSTEM); }
     }
     EXPECT_GT(mem_ops, 0u);
     // every thread has work
@@ -217,8 +217,9 @@ TEST_P(Cpu, LockTicketsPairUp)
     }
     for (auto &[lock, ks] : taken) EXPECT_EQ(*ks.rbegin() + 1, ks.size()) << "gaps in the tickets of a lock";
     const std::string n = GetParam();
-    if (n.rfind("cpu-", 0) == 0 || n == "prof-npb" || n == "prof-splash3" || n == "prof-whisper")
+    if (n.rfind("cpu-", 0) == 0 || n == "prof-npb" || n == "prof-splash3" || n == "prof-whisper") {
         EXPECT_GT(acquires, 0u) << "a multi-threaded workload has shared updates";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Cpu, ::testing::ValuesIn(kCpuNames),

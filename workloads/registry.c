@@ -19,6 +19,7 @@ extern const persim_workload wl_btree_wg_wi_bug_workload;
 extern const persim_workload wl_reduction_blkscope_bug_workload;
 extern const persim_workload wl_mq_noorder_bug_workload;
 extern const persim_workload wl_cpu_queue_workload;
+extern const persim_workload wl_cpu_hashtable_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -49,6 +50,7 @@ static const persim_workload *const wl_variant_table[] = {
  * they refuse to build on a GPU). In their own table so that wl_all() stays the GPU list. */
 static const persim_workload *const wl_cpu_table[] = {
     &wl_cpu_queue_workload,
+    &wl_cpu_hashtable_workload,
     NULL,
 };
 
