@@ -20,6 +20,9 @@ extern const persim_workload wl_reduction_blkscope_bug_workload;
 extern const persim_workload wl_mq_noorder_bug_workload;
 extern const persim_workload wl_cpu_queue_workload;
 extern const persim_workload wl_cpu_hashtable_workload;
+extern const persim_workload wl_cpu_arrayswap_workload;
+extern const persim_workload wl_cpu_btree_workload;
+extern const persim_workload wl_cpu_txbank_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -51,6 +54,8 @@ static const persim_workload *const wl_variant_table[] = {
 static const persim_workload *const wl_cpu_table[] = {
     &wl_cpu_queue_workload,
     &wl_cpu_hashtable_workload,
+    &wl_cpu_arrayswap_workload,
+    &wl_cpu_txbank_workload,
     NULL,
 };
 
