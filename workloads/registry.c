@@ -55,6 +55,7 @@ static const persim_workload *const wl_cpu_table[] = {
     &wl_cpu_queue_workload,
     &wl_cpu_hashtable_workload,
     &wl_cpu_arrayswap_workload,
+    &wl_cpu_btree_workload,
     &wl_cpu_txbank_workload,
     NULL,
 };
