@@ -19,7 +19,7 @@
  *   release(tree lock, k + 1); compute 4; mark ret; lookup hit: ld + st the thread's hit line
  * verify is independent of the tree code: the expected key -> value map comes from replaying the
  * operations on a plain array indexed by key; the image's tree is walked and checked for B+tree
- * structure (key order and separator bounds, node fill, all leaves at one depth, zero slots past
+ * structure (key order, separators = the smallest key of their right subtree, node fill, all leaves at one depth, zero slots past
  * nkeys, the leaf chain), for exactly the expected keys and values, and for the header, lock and
  * per-thread words. */
 #include <stdlib.h>
@@ -232,7 +232,8 @@ static uint64_t bt_next_present(const bt_walk *w, uint64_t from)
     return from;
 }
 
-static int bt_node(bt_walk *w, uint64_t n, uint64_t lo, uint64_t hi, int depth)
+/* Checks the subtree at n (keys in [lo, hi)); *min receives its smallest key. */
+static int bt_node(bt_walk *w, uint64_t n, uint64_t lo, uint64_t hi, int depth, uint64_t *min)
 {
     const bt_ctx *c = w->c;
     if (n < c->pool || n >= c->pool + c->pool_n * BT_NODE || (n - c->pool) % BT_NODE)
@@ -258,6 +259,7 @@ static int bt_node(bt_walk *w, uint64_t n, uint64_t lo, uint64_t hi, int depth)
         if (w->prev_leaf && mem_read_u64(w->img, PTR(w->prev_leaf, BT_M)) != n)
             return wl_err(w->msg, w->msglen, BT_NAME ": leaf chain: the leaf before leaf %llu does not link to it", id);
         w->prev_leaf = n;
+        *min = k[0];
         for (uint32_t j = 0; j < BT_M; j++) {
             if (j >= nk) {
                 if (ptr[j]) return wl_err(w->msg, w->msglen, BT_NAME ": leaf %llu value slot %u past nkeys is not zero", id, j);
@@ -279,7 +281,12 @@ static int bt_node(bt_walk *w, uint64_t n, uint64_t lo, uint64_t hi, int depth)
             if (ptr[j]) return wl_err(w->msg, w->msglen, BT_NAME ": node %llu child slot %u past nkeys is not zero", id, j);
             continue;
         }
-        if (bt_node(w, ptr[j], j ? k[j - 1] : lo, j < nk ? k[j] : hi, depth + 1)) return -1;
+        uint64_t cmin = 0;
+        if (bt_node(w, ptr[j], j ? k[j - 1] : lo, j < nk ? k[j] : hi, depth + 1, &cmin)) return -1;
+        if (j == 0) *min = cmin;
+        else if (cmin != k[j - 1])   /* insert-only: a separator is the smallest key of its right subtree */
+            return wl_err(w->msg, w->msglen, BT_NAME ": node %llu separator %u = %llu, but its right subtree starts at %llu",
+                          id, j - 1, (unsigned long long)k[j - 1], (unsigned long long)cmin);
     }
     return 0;
 }
@@ -300,8 +307,8 @@ static int bt_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     }
     bt_walk w = { c, img, present, val, 0, 0, 0, 0, -1, msg, msglen };
     w.next_key = bt_next_present(&w, 1);
-    if ((rc = bt_node(&w, mem_read_u64(img, c->hdr), 0, UINT64_MAX, 0))) goto out;
     uint64_t x;
+    if ((rc = bt_node(&w, mem_read_u64(img, c->hdr), 0, UINT64_MAX, 0, &x))) goto out;
     if (w.keys != nkeys)
         rc = wl_err(msg, msglen, BT_NAME ": the tree holds %llu keys, expected %llu (first missing: %llu)", (unsigned long long)w.keys,
                     (unsigned long long)nkeys, (unsigned long long)w.next_key);
