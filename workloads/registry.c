@@ -23,6 +23,13 @@ extern const persim_workload wl_cpu_hashtable_workload;
 extern const persim_workload wl_cpu_arrayswap_workload;
 extern const persim_workload wl_cpu_btree_workload;
 extern const persim_workload wl_cpu_txbank_workload;
+extern const persim_workload wl_prof_cpu2006_mem_workload;
+extern const persim_workload wl_prof_cpu2006_comp_workload;
+extern const persim_workload wl_prof_cpu2017_mem_workload;
+extern const persim_workload wl_prof_cpu2017_comp_workload;
+extern const persim_workload wl_prof_npb_workload;
+extern const persim_workload wl_prof_splash3_workload;
+extern const persim_workload wl_prof_whisper_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -57,6 +64,14 @@ static const persim_workload *const wl_cpu_table[] = {
     &wl_cpu_arrayswap_workload,
     &wl_cpu_btree_workload,
     &wl_cpu_txbank_workload,
+    /* access profiles of the paper's benchmark classes (workloads/wl_cpu_prof.c) */
+    &wl_prof_cpu2006_mem_workload,
+    &wl_prof_cpu2006_comp_workload,
+    &wl_prof_cpu2017_mem_workload,
+    &wl_prof_cpu2017_comp_workload,
+    &wl_prof_npb_workload,
+    &wl_prof_splash3_workload,
+    &wl_prof_whisper_workload,
     NULL,
 };
 
