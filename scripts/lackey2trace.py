@@ -111,13 +111,17 @@ class Converter:
                 self.emit("st 0x%x %d = %d" % (pa, e, v), "st")
 
 
-def convert(inp, out, name, pm_base=DEFAULT_PM_BASE, skip=0, max_ops=0):
+def convert(inp, out, name, pm_base=DEFAULT_PM_BASE, skip=0, max_ops=0, comment=None):
     """Converts lackey text from the file object inp; writes the trace to out. Returns stats.
     Raises Malformed("NAME:LINE: ...") on a bad line."""
     out.write("persim-trace 1\n")
     out.write("# converted from a valgrind lackey trace (%s) by scripts/lackey2trace.py\n" % name)
     out.write("# one thread; store values are synthetic (a running counter); addresses mapped to "
               "pm_base 0x%x + (addr & 0x%x)\n" % (pm_base, ADDR_MASK))
+    if skip or max_ops:
+        out.write("# --skip %d --max-ops %d\n" % (skip, max_ops))
+    for ln in (comment or "").splitlines():
+        out.write("# %s\n" % ln)
     out.write("kernel main blocks=1 threads=32\nwarp 0 0\n")
     c = Converter(out, pm_base, skip, max_ops)
     skipping_accesses = False
@@ -156,6 +160,7 @@ def main(argv=None):
                          "the system.pm_base the trace is run with)" % DEFAULT_PM_BASE)
     ap.add_argument("--skip", type=int, default=0, metavar="N",
                     help="fast-forward: drop the first N instructions and their accesses")
+    ap.add_argument("--comment", metavar="TEXT", help="text for a comment line of the trace (e.g. the recorded command)")
     ap.add_argument("--max-ops", type=int, default=0, metavar="N",
                     help="stop after N trace ops (ld, st, compute, mark; 0 = no limit)")
     args = ap.parse_args(argv)
@@ -167,7 +172,7 @@ def main(argv=None):
     name = "<stdin>" if args.input == "-" else args.input
     out = sys.stdout if args.output == "-" else open(args.output + ".part", "w")
     try:
-        stats = convert(inp, out, name, args.pm_base, args.skip, args.max_ops)
+        stats = convert(inp, out, name, args.pm_base, args.skip, args.max_ops, args.comment)
     except Malformed as e:
         print("lackey2trace: %s" % e, file=sys.stderr)
         if inp is not sys.stdin:

@@ -44,6 +44,7 @@ if [ $# -eq 0 ]; then
     echo "SELECT count(*), sum(k), max(v) FROM t WHERE k > 500;"
   } > "$tmp/script.sql"
   set -- sqlite3 -init "$tmp/script.sql" :memory: .quit
+  default_sql=1
   [ -n "$name" ] || name=sqlite3
 fi
 [ -n "$name" ] || name="$(basename "$1")"
@@ -54,7 +55,10 @@ out="$out_dir/$name.trace"
 echo "record-real-program: valgrind --tool=lackey --trace-mem=yes $*" >&2
 # lackey writes the trace to its log; the program's own output goes to the terminal
 valgrind --tool=lackey --trace-mem=yes --log-file="$tmp/lackey.out" "$@" < /dev/null
-python3 "$here/lackey2trace.py" "$tmp/lackey.out" --skip "$skip" --max-ops "$max_ops" -o "$out"
+cmd="$*"
+[ -z "${default_sql:-}" ] || cmd="sqlite3 :memory: < (CREATE TABLE; 200 INSERTs in one transaction; a SELECT)"
+python3 "$here/lackey2trace.py" "$tmp/lackey.out" --skip "$skip" --max-ops "$max_ops" \
+  --comment "recorded by scripts/record-real-program.sh: valgrind --tool=lackey --trace-mem=yes $cmd" -o "$out"
 size=$(stat -c %s "$out")
 echo "record-real-program: wrote $out ($size bytes)" >&2
 if [ "$size" -ge 2000000 ]; then
