@@ -227,6 +227,29 @@ TEST_P(Cpu, LockTicketsPairUp)
     }
 }
 
+TEST_P(Cpu, RefusesBadSizeAndTooManyThreads)
+{
+    auto a = build_cpu(GetParam(), 65);
+    EXPECT_NE(a->rc, 0);
+    EXPECT_NE(a->err.find("num_threads 65"), std::string::npos) << a->err;
+    auto b = build(GetParam(), cpu_params(0, 2));
+    EXPECT_NE(b->rc, 0);
+    EXPECT_NE(b->err.find("size 0"), std::string::npos) << b->err;
+}
+
+// The default size (10x small) builds, runs and verifies with 4 threads.
+TEST_P(Cpu, DefaultSizeRunsAndVerifies)
+{
+    const persim_workload *w = wl_find(GetParam());
+    ASSERT_NE(w, nullptr);
+    auto b = build_cpu(GetParam(), 4, 3, w->default_size);
+    ASSERT_EQ(b->rc, 0) << b->err;
+    std::string e;
+    Img fin = run_prog(b->p, b->init, kMaxSteps, &e);
+    ASSERT_TRUE(fin) << e;
+    EXPECT_EQ(verify(*b, fin.get()), "ok");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, Cpu, ::testing::ValuesIn(kCpuNames),
                          [](const ::testing::TestParamInfo<const char *> &i) { return name_of(i.param); });
 INSTANTIATE_TEST_SUITE_P(All, CpuThreads, ::testing::Combine(::testing::ValuesIn(kCpuNames), ::testing::Values(1u, 2u, 8u)),
