@@ -79,12 +79,12 @@ static int as_build(const wl_params *prm, persim_prog *p, mem_image *init, void 
         if (lb != la) cpu_lock(&g, t, lb);
         uint64_t wa[4], wb[4];
         const uint64_t ra = c->arr + a * AS_REC, rb = c->arr + b * AS_REC;
-        for (int k = 0; k < 4; k++) wa[k] = cpu_ld(&g, t, ra + 8 * k, 8);
-        for (int k = 0; k < 4; k++) wb[k] = cpu_ld(&g, t, rb + 8 * k, 8);
+        for (uint32_t k = 0; k < 4; k++) wa[k] = cpu_ld(&g, t, ra + 8 * k, 8);
+        for (uint32_t k = 0; k < 4; k++) wb[k] = cpu_ld(&g, t, rb + 8 * k, 8);
         cpu_compute(&g, t, 4);
-        for (int k = 0; k < 3; k++) cpu_st(&g, t, ra + 8 * k, 8, wb[k]);
+        for (uint32_t k = 0; k < 3; k++) cpu_st(&g, t, ra + 8 * k, 8, wb[k]);
         cpu_st(&g, t, ra + 24, 8, wa[3] + 1);
-        for (int k = 0; k < 3; k++) cpu_st(&g, t, rb + 8 * k, 8, wa[k]);
+        for (uint32_t k = 0; k < 3; k++) cpu_st(&g, t, rb + 8 * k, 8, wa[k]);
         cpu_st(&g, t, rb + 24, 8, wb[3] + 1);
         if (lb != la) cpu_unlock(&g, t, lb);
         cpu_unlock(&g, t, la);
@@ -109,14 +109,14 @@ static int as_verify(const void *vc, const mem_image *img, char *msg, size_t msg
         as_pick(c, i, &a, &b);
         locks[a % AS_STRIPES]++;
         if (b % AS_STRIPES != a % AS_STRIPES) locks[b % AS_STRIPES]++;
-        for (int k = 0; k < 3; k++) { uint64_t x = w[4 * a + k]; w[4 * a + k] = w[4 * b + k]; w[4 * b + k] = x; }
+        for (uint32_t k = 0; k < 3; k++) { uint64_t x = w[4 * a + k]; w[4 * a + k] = w[4 * b + k]; w[4 * b + k] = x; }
         w[4 * a + 3]++;
         w[4 * b + 3]++;
     }
     static const char *const field[4] = { "id", "payload0", "payload1", "version" };
     int rc = 0;
     for (uint64_t r = 0; r < c->N && !rc; r++)
-        for (int k = 0; k < 4 && !rc; k++) {
+        for (uint32_t k = 0; k < 4 && !rc; k++) {
             uint64_t x = mem_read_u64(img, c->arr + r * AS_REC + 8 * k);
             if (x != w[4 * r + k])
                 rc = wl_err(msg, msglen, AS_NAME ": record %llu %s 0x%llx, expected 0x%llx", (unsigned long long)r, field[k],

@@ -164,7 +164,7 @@ static int tb_verify(const void *vc, const mem_image *img, char *msg, size_t msg
     uint64_t sum = 0, v;
     for (uint64_t a = 0; a < c->N && !rc; a++) {
         sum += mem_read_u64(img, c->acc + a * TB_REC);
-        for (int k = 0; k < 3 && !rc; k++)
+        for (uint32_t k = 0; k < 3 && !rc; k++)
             if ((v = mem_read_u64(img, c->acc + a * TB_REC + 8 * k)) != rec[3 * a + k])
                 rc = wl_err(msg, msglen, TB_NAME ": account %llu %s %llu, expected %llu", (unsigned long long)a, rf[k],
                             (unsigned long long)v, (unsigned long long)rec[3 * a + k]);
@@ -176,7 +176,7 @@ static int tb_verify(const void *vc, const mem_image *img, char *msg, size_t msg
         rc = wl_err(msg, msglen, TB_NAME ": balances sum to %llu, expected %llu", (unsigned long long)sum,
                     (unsigned long long)(c->N * TB_INIT));
     for (uint32_t t = 0; t < c->T && !rc; t++)
-        for (int k = 0; k < 3 && !rc; k++)
+        for (uint32_t k = 0; k < 3 && !rc; k++)
             if ((v = mem_read_u64(img, c->thr + (uint64_t)t * 128 + 8 * k)) != thr[3 * t + k])
                 rc = wl_err(msg, msglen, TB_NAME ": thread %u %s %llu, expected %llu", t, tf[k], (unsigned long long)v,
                             (unsigned long long)thr[3 * t + k]);
