@@ -120,7 +120,18 @@ int cpu_gen_emit(cpu_gen *g, persim_prog *p, const char *name, char *err, size_t
     prog_kernel(p, name, 1, g->nthreads * PERSIM_WARP_SIZE);
     for (uint32_t t = 0; t < g->nthreads; t++) {
         prog_warp(p, 0, t);
-        for (size_t i = 0; i < g->t[t].n; i++) op_append(p, &g->t[t].ops[i], NULL);
+        for (size_t i = 0; i < g->t[t].n; i++) {   /* through the builders: their canonical op form */
+            const persim_op *o = &g->t[t].ops[i];
+            switch (o->kind) {
+            case OPK_LD: op_ld(p, o->addr, o->elem, 1, o->elem); break;
+            case OPK_ST: op_st_bcast(p, o->addr, o->elem, 1, o->elem, o->val); break;
+            case OPK_COMPUTE: op_compute(p, o->val); break;
+            case OPK_MARK: op_mark(p, (persim_mark)o->val); break;
+            case OPK_ACQUIRE: op_acquire(p, o->addr, o->elem, o->val, (persim_scope)o->scope); break;
+            case OPK_RELEASE: op_release(p, o->addr, o->elem, o->val, (persim_scope)o->scope); break;
+            default: op_append(p, o, NULL); break;
+            }
+        }
     }
     return 0;
 }
