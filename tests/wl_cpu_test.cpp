@@ -2,7 +2,9 @@
 // 1, 2 and 8 hardware threads into one kernel of scalar ops that prog_validate accepts; the
 // functional executor runs it to a final image the verifier accepts, and the verifier rejects the
 // image with one stored word flipped; builds are deterministic in (size, seed, threads); they refuse
-// a GPU (num_threads 0); structure markers are present; ticket locks pair acquire k with release k+1.
+// a GPU (num_threads 0), size 0 and more than 64 threads; structure markers are present and
+// balanced; ticket locks pair acquire k with release k+1; the default sizes run and verify; a
+// program round-trips through the text trace format.
 #include <gtest/gtest.h>
 
 #include <cstring>
