@@ -12,6 +12,8 @@ PKGS=(
   yosys                     # synthesis for area reports
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
   python3-matplotlib        # result plots (PNG)
+  valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)
+  sqlite3                   # the default program recorded by scripts/record-real-program.sh
 )
 
 missing=()

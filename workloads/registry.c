@@ -18,6 +18,18 @@ extern const persim_workload wl_btree_wg_log_workload;
 extern const persim_workload wl_btree_wg_wi_bug_workload;
 extern const persim_workload wl_reduction_blkscope_bug_workload;
 extern const persim_workload wl_mq_noorder_bug_workload;
+extern const persim_workload wl_cpu_queue_workload;
+extern const persim_workload wl_cpu_hashtable_workload;
+extern const persim_workload wl_cpu_arrayswap_workload;
+extern const persim_workload wl_cpu_btree_workload;
+extern const persim_workload wl_cpu_txbank_workload;
+extern const persim_workload wl_prof_cpu2006_mem_workload;
+extern const persim_workload wl_prof_cpu2006_comp_workload;
+extern const persim_workload wl_prof_cpu2017_mem_workload;
+extern const persim_workload wl_prof_cpu2017_comp_workload;
+extern const persim_workload wl_prof_npb_workload;
+extern const persim_workload wl_prof_splash3_workload;
+extern const persim_workload wl_prof_whisper_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -44,6 +56,25 @@ static const persim_workload *const wl_variant_table[] = {
     NULL,
 };
 
+/* CPU workloads (docs/workloads-cpu.md): programs for a CPU system (wl_params.num_threads > 0;
+ * they refuse to build on a GPU). In their own table so that wl_all() stays the GPU list. */
+static const persim_workload *const wl_cpu_table[] = {
+    &wl_cpu_queue_workload,
+    &wl_cpu_hashtable_workload,
+    &wl_cpu_arrayswap_workload,
+    &wl_cpu_btree_workload,
+    &wl_cpu_txbank_workload,
+    /* access profiles of the paper's benchmark classes (workloads/wl_cpu_prof.c) */
+    &wl_prof_cpu2006_mem_workload,
+    &wl_prof_cpu2006_comp_workload,
+    &wl_prof_cpu2017_mem_workload,
+    &wl_prof_cpu2017_comp_workload,
+    &wl_prof_npb_workload,
+    &wl_prof_splash3_workload,
+    &wl_prof_whisper_workload,
+    NULL,
+};
+
 const persim_workload *wl_find(const char *name)
 {
     if (!name) return NULL;
@@ -51,9 +82,14 @@ const persim_workload *wl_find(const char *name)
         if (strcmp((*w)->name, name) == 0) return *w;
     for (const persim_workload *const *w = wl_variant_table; *w; w++)
         if (strcmp((*w)->name, name) == 0) return *w;
+    for (const persim_workload *const *w = wl_cpu_table; *w; w++)
+        if (strcmp((*w)->name, name) == 0) return *w;
     return NULL;
 }
 
 const persim_workload *const *wl_variants(void) { return wl_variant_table; }
 
 const persim_workload *const *wl_all(void) { return wl_table; }
+
+
+const persim_workload *const *wl_cpu_all(void) { return wl_cpu_table; }

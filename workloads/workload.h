@@ -62,6 +62,11 @@ const persim_workload *const *wl_all(void);
 /* Variants of them with deliberate persistency bugs (e.g. "reduction-blkscope-bug", SBRP section
  * 5.3), NULL-terminated. wl_find finds them too. */
 const persim_workload *const *wl_variants(void);
+/* The CPU workloads and profiles (docs/workloads-cpu.md), NULL-terminated, in a fixed order: the
+ * multi-threaded kernels (cpu-queue, ...) then the benchmark-class profiles (prof-...). They need
+ * wl_params.num_threads > 0 (a CPU system) and refuse to build otherwise. wl_find finds them too;
+ * they are not in wl_all() (the GPU workloads). */
+const persim_workload *const *wl_cpu_all(void);
 
 /* ---- helpers for generators (workloads/wl_util.c) ---- */
 typedef struct wl_rng { uint64_t s; } wl_rng;           /* splitmix64 */
