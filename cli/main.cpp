@@ -195,6 +195,10 @@ int cmd_list(const Args &a)
             std::printf("  %-12s %-10llu %-10llu %-26s %s; %s (recovery: %s)\n", (*w)->name,
                         (unsigned long long)(*w)->default_size, (unsigned long long)(*w)->small_size, (*w)->pmo,
                         (*w)->size_desc, (*w)->desc, (*w)->recovery);
+        std::printf("  cpu workloads and profiles (system.kind=cpu; docs/workloads-cpu.md):\n");
+        for (const persim_workload *const *w = wl_cpu_all(); *w; ++w)
+            std::printf("  %-16s %-10llu %-10llu %s; %s\n", (*w)->name, (unsigned long long)(*w)->default_size,
+                        (unsigned long long)(*w)->small_size, (*w)->size_desc, (*w)->desc);
         std::printf("  variants with deliberate persistency bugs (docs/checking.md):\n");
         for (const persim_workload *const *w = wl_variants(); *w; ++w)
             std::printf("  %-24s %s\n", (*w)->name, (*w)->desc);
@@ -332,6 +336,13 @@ int cmd_run(const Args &a)
                     s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str());
         std::printf("  status            %s%s\n", r.status.c_str(), r.verified ? " (results verified)" : "");
         std::printf("  simulated time    %.3f us (%llu cycles)\n", v("sim_ns") / 1000.0, (unsigned long long)r.cycles);
+        if (system_of(s.cfg).name != std::string("gpu")) {
+            // other systems: every figure their CSV row holds, with its unit
+            for (const std::string &c : system_of(s.cfg).csv_columns())
+                if (c != "sim_ns" && sm.contains(c))
+                    std::printf("  %-34s %.6g %s\n", c.c_str(), sm[c]["value"].get<double>(), sm[c]["unit"].get<std::string>().c_str());
+            std::printf("  host time         %.2f s\n", r.host_seconds);
+        } else {
         std::printf("  warp instructions %.0f (IPC %.2f)\n", v("warp_instructions"), v("ipc"));
         std::printf("  PM writes         %.0f issued, %.0f flushed, %.0f persisted\n", v("pm_stores"), v("pm_flushes"),
                     v("persisted_writes"));
@@ -342,6 +353,7 @@ int cmd_run(const Args &a)
                     v("stall_pb_full_cycles"));
         std::printf("  host time         %.2f s (%.2f M warp-instr/s)\n", r.host_seconds,
                     r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0.0);
+        }
         if (!r.out_dir.empty()) std::printf("  output            %s/{stats,config}.json\n", r.out_dir.c_str());
     }
     if (chk && (!a.quiet || r.code == EXIT_CHECK)) std::printf("%s", chk->text().c_str());

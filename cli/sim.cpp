@@ -99,11 +99,10 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     bool fresh = !fs::exists(path);
     // persim crash --time-recovery adds recovery columns (docs/checking.md "Timed recovery")
     const bool rec = r.stats.contains("recovery");
-    const std::string header =
-        std::string("config,model,placement,eadr,workload,size,seed,status,verified,sim_ns,gpu_cycles,warp_instructions,"
-                    "pm_stores,pm_flushes,persisted_writes,nvm_write_bytes,nvm_read_bytes,l1_pm_read_misses,"
-                    "stall_edm_cycles,stall_odm_cycles,stall_barrier_cycles,host_seconds") +
-        (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
+    const std::vector<std::string> cols = system_of(s.cfg).csv_columns();
+    std::string header = "config,model,placement,eadr,workload,size,seed,status,verified";
+    for (const auto &c : cols) header += "," + c;
+    header += std::string(",host_seconds") + (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
     if (!fresh) {
         std::ifstream in(path);
         std::string have;
@@ -121,11 +120,9 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     const SystemCfg sc = SystemCfg::from(s.cfg);
     o << sc.name << "," << s.model << "," << sc.placement << ","
       << (sc.eadr ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
-      << sc.seed << "," << r.status << "," << (r.verified ? 1 : 0) << "," << v("sim_ns") << ","
-      << v("gpu_cycles") << "," << v("warp_instructions") << "," << v("pm_stores") << "," << v("pm_flushes") << ","
-      << v("persisted_writes") << "," << v("nvm_write_bytes") << "," << v("nvm_read_bytes") << ","
-      << v("l1_pm_read_misses") << "," << v("stall_edm_cycles") << "," << v("stall_odm_cycles") << ","
-      << v("stall_barrier_cycles") << "," << r.host_seconds;
+      << sc.seed << "," << r.status << "," << (r.verified ? 1 : 0);
+    for (const auto &c : cols) o << "," << v(c.c_str());
+    o << "," << r.host_seconds;
     if (rec) {
         const json &rj = r.stats["recovery"];
         o << "," << rj["recovery_ns"].dump() << "," << rj["crash_free_ns"].dump() << "," << rj["recovery_ratio"].dump()

@@ -88,6 +88,8 @@ struct SystemKind {
     // models(); throws ConfigError naming the model otherwise).
     std::unique_ptr<System> (*make)(const Config &c, const std::string &model, const persim_prog *prog,
                                     mem_image *backing);
+    // The "summary" figures a CSV row of this system holds (persim run --csv, sweeps), in order.
+    std::vector<std::string> (*csv_columns)();
     bool has_model(const std::string &m) const;
     std::string model_list() const;    // "a, b, c"
 };

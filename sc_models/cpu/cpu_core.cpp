@@ -418,7 +418,7 @@ void CpuCore::path_step()
         }
         if (it.boundary) {
             const uint64_t arrive = link_send(&link_, now, 8);
-            sys_.broadcast_boundary(it.region, arrive);
+            sys_.broadcast_boundary(it.region, arrive, id_);
             if (model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS) path_hold_region_ = it.region;
             path_q_.pop_front();
             continue;

@@ -21,7 +21,7 @@ Config with_model(const Config &c, const CpuModel &m)
 CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
     : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
       pm_img_(mem_clone(backing)),
-      book_(cc_.s("nvm.front_end") == "wpq_gate" ? (uint32_t)cc_.i("wpq_gate.regions") : (1u << 30))
+      book_(1u << 30)
 {
     ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
     rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
@@ -133,13 +133,13 @@ uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask
     return wid;
 }
 
-void CpuSystem::broadcast_boundary(uint32_t region, uint64_t arrive_ps)
+void CpuSystem::broadcast_boundary(uint32_t region, uint64_t arrive_ps, uint32_t src)
 {
     uint64_t last = arrive_ps;
     for (uint32_t i = 0; i < pm_->ctrls.size(); ++i) {
         const uint64_t at = arrive_ps + (uint64_t)i * cfg_.path_skew_ps;
         last = std::max(last, at);
-        pm_->ctrls[i]->deliver(at, McMsg{McMsg::BOUNDARY, region & rid_mask_, 0});
+        pm_->ctrls[i]->deliver_with_writes(at, McMsg{McMsg::BOUNDARY, region & rid_mask_, src});
     }
     if (check_) check_->persisted(region, last);
 }
@@ -278,6 +278,14 @@ std::vector<ModelInfo> cpu_models()
     return v;
 }
 
+std::vector<std::string> cpu_csv_columns()
+{
+    return {"sim_ns", "cpu_cycles", "instructions", "checkpoint_instructions", "ipc", "regions", "stores_per_region",
+            "path_writes", "persistence_efficiency", "persist_latency_cycles", "persist_wait_cycles",
+            "stall_front_end_buffer_full_cycles", "stall_region_durable_cycles", "stall_victim_cycles", "fe_conflicts",
+            "wpq_overflows", "wpq_load_hits", "nvm_write_bytes", "nvm_read_bytes", "drain_ns"};
+}
+
 std::unique_ptr<System> cpu_make(const Config &c, const std::string &model, const persim_prog *prog, mem_image *backing)
 {
     const CpuModel *m = find_cpu_model(model);
@@ -288,6 +296,6 @@ std::unique_ptr<System> cpu_make(const Config &c, const std::string &model, cons
 } // namespace
 
 const SystemKind CpuSystem::kind{"cpu", "multi-core CPU: trace-driven cores, L1s, shared L2, DRAM cache, PM controllers, persist paths",
-                                 cpu_workload_params, cpu_validate, cpu_models, cpu_make};
+                                 cpu_workload_params, cpu_validate, cpu_models, cpu_make, cpu_csv_columns};
 
 } // namespace persim

@@ -53,7 +53,7 @@ public:
     uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8]);
     uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
     MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
-    void broadcast_boundary(uint32_t region, uint64_t arrive_ps);
+    void broadcast_boundary(uint32_t region, uint64_t arrive_ps, uint32_t src);  // src: the core (its path)
     uint64_t checkpoint_base() const { return ckpt_base_; }
 
 private:

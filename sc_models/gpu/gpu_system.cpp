@@ -130,6 +130,12 @@ std::vector<ModelInfo> gpu_models()
     return v;
 }
 
+std::vector<std::string> gpu_csv_columns()
+{
+    return {"sim_ns", "gpu_cycles", "warp_instructions", "pm_stores", "pm_flushes", "persisted_writes", "nvm_write_bytes",
+            "nvm_read_bytes", "l1_pm_read_misses", "stall_edm_cycles", "stall_odm_cycles", "stall_barrier_cycles"};
+}
+
 std::unique_ptr<System> gpu_make(const Config &c, const std::string &model, const persim_prog *prog, mem_image *backing)
 {
     const PersistModel *m = find_model(model);
@@ -140,6 +146,6 @@ std::unique_ptr<System> gpu_make(const Config &c, const std::string &model, cons
 } // namespace
 
 const SystemKind GpuSystem::kind{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
-                                 gpu_workload_params, gpu_validate, gpu_models, gpu_make};
+                                 gpu_workload_params, gpu_validate, gpu_models, gpu_make, gpu_csv_columns};
 
 } // namespace persim

@@ -143,9 +143,10 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     // which still consumes NVM bandwidth but is no longer on the acknowledgement path.
     const uint64_t at_queue = cfg_.eadr ? t + cfg_.llc_ps : t;
     writing_id_ = id;
-    writing_accept_ps_ = 0;
+    writing_accept_ps_ = writing_ack_ps_ = 0;
     uint64_t ack = fe_->write(at_queue, w);
     writing_id_ = 0;
+    if (ack == kAckLater && writing_ack_ps_) ack = writing_ack_ps_;   // acknowledged inside write()
     if (cfg_.eadr) ack = at_queue;
     if (e) mem_write_masked(img_, addr, gp.get_data_ptr(), lb, e->mask);
     else mem_write(img_, addr, gp.get_data_ptr(), lb);
@@ -174,6 +175,10 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
 
 void MemCtrl::ack(uint64_t id, uint64_t t)
 {
+    if (id == writing_id_) {
+        writing_ack_ps_ = std::max<uint64_t>(t, 1);
+        return;
+    }
     auto it = pending_.find(id);
     if (it == pending_.end()) return;    // acknowledged at write() already
     Pending p = std::move(it->second);
@@ -213,6 +218,12 @@ void MemCtrl::deliver(uint64_t at, const McMsg &m)
     const uint64_t now = now_ps();
     evq_.push(Ev{std::max(at, now), seq_++, false, m});
     ev_.notify(ps(evq_.top().at - now));
+}
+
+void MemCtrl::deliver_with_writes(uint64_t at, const McMsg &m)
+{
+    ++st_.msgs_in;
+    fe_->message(std::max(at, now_ps()), m);
 }
 
 void MemCtrl::event_method()

@@ -66,6 +66,10 @@ public:
     // A message for this controller arriving at time `at` (>= now): from a peer through the link,
     // or a boundary broadcast from a requester.
     void deliver(uint64_t at, const McMsg &m);
+    // A message that travels on the same persist path as writes (a region boundary behind the
+    // region's stores): handled at once, in call order with the writes, stamped with its arrival
+    // `at` as b_transport stamps a write, so it never overtakes writes sent before it.
+    void deliver_with_writes(uint64_t at, const McMsg &m);
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
 
@@ -99,7 +103,7 @@ private:
     McLinks *links_ = nullptr;
     uint32_t index_, peers_;
     uint64_t next_id_ = 1;
-    uint64_t writing_id_ = 0, writing_accept_ps_ = 0;   // the write inside fe_->write, its acceptance
+    uint64_t writing_id_ = 0, writing_accept_ps_ = 0, writing_ack_ps_ = 0;   // the write inside fe_->write, its acceptance
     // Writes acknowledged later (kAckLater): what the durable report and the late ack need.
     struct Pending {
         uint64_t arrive, addr;

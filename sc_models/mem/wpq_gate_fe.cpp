@@ -9,8 +9,8 @@
 // entries drain to the device. When none is left here the controller sends a FLUSH_ACK; with every
 // other controller's FLUSH_ACK the region commits and the next one may drain. Younger regions stay
 // gated, so they never persist before an older one, whichever controller they reach first.
-// A write that finds the queue full (or declined in overflow mode) waits here in arrival order, and
-// a boundary that arrives behind waiting writes waits with them (the persist path is in order).
+// A write that finds the queue full (or declined in overflow mode) waits here in its persist path's
+// order (one FIFO per requester), and a boundary waits behind its own path's writes.
 // Deadlock (IV-D): a full queue whose flush-ID region has no boundary yet enters overflow mode;
 // its entries then drain undo-logged, and its writes into a full queue are written through.
 #include "wpq_gate_fe.h"
@@ -39,6 +39,8 @@ public:
         gc.data_bits = 64;
         gc.line_words = p.config().line_bytes / 8;
         gc.pf_wait = 1;
+        gc.ungated = c.b("wpq_gate.ungated") ? 1 : 0;
+        ungated_ = gc.ungated != 0;
         mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
         if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)
             throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
@@ -49,7 +51,7 @@ public:
     uint64_t write(uint64_t t, const McWrite &w) override
     {
         const uint32_t words = (w.bytes + 7) / 8;
-        for (uint32_t i = 0; i < words; ++i) path_.push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
+        for (uint32_t i = 0; i < words; ++i) paths_[w.requester].push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
         pump(t);
         return kAckLater;
     }
@@ -73,7 +75,7 @@ public:
     {
         switch (m.kind) {
         case McMsg::BOUNDARY:
-            path_.push_back(Item{true, 0, m.region, 0, false});   // in order behind waiting writes
+            paths_[(int)m.src].push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
             break;
         case McMsg::BDRY_ACK:
             wpq_gate_bdry_ack(g_, m.region);
@@ -89,11 +91,15 @@ public:
 
     std::string describe() const override
     {
-        if (wpq_gate_count(g_) == 0 && path_.empty() && unacked_.empty()) return "";
+        if (wpq_gate_count(g_) == 0 && waiting() == 0 && unacked_.empty()) return "";
         std::ostringstream o;
         o << "wpq_gate flush ID " << wpq_gate_flush_id(g_) << " (boundary " << (wpq_gate_bdry_bit(g_) ? "received" : "not received")
           << (wpq_gate_overflow(g_) ? ", overflow mode" : "") << "), " << wpq_gate_count(g_) << " entries queued, "
-          << path_.size() << " waiting to enter";
+          << waiting() << " waiting to enter";
+        for (auto &p : paths_)
+            if (!p.second.empty())
+                o << "; path " << p.first << ": " << p.second.size() << " waiting, head "
+                  << (p.second.front().boundary ? "boundary" : "write") << " of region " << p.second.front().region;
         return o.str();
     }
 
@@ -126,9 +132,14 @@ private:
     {
         for (bool again = true; again;) {
             again = false;
-            while (!path_.empty()) {
-                const Item &it = path_.front();
+            for (auto &pq : paths_) {
+              std::deque<Item> &path = pq.second;
+              while (!path.empty()) {
+                const Item &it = path.front();
                 if (it.boundary) {
+                    // a boundary beyond the region window this controller tracks waits (with its
+                    // path) until older regions commit
+                    if (((it.region - wpq_gate_flush_id(g_)) & rid_mask()) >= wpq_gate_config(g_)->regions) break;
                     if (wpq_gate_boundary(g_, it.region) == 0)
                         for (uint32_t d = 0; d < port_.peers(); ++d)
                             if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
@@ -146,12 +157,15 @@ private:
                     }
                     if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
                     if (it.last) {
-                        unacked_[it.region & rid_mask()].push_back(it.id);
+                        // ungated (ADR-like): durable once in the battery-backed queue
+                        if (ungated_) port_.ack(it.id, t);
+                        else unacked_[it.region & rid_mask()].push_back(it.id);
                         port_.accept(it.id, t);      // the persist path frees its entry (IV-G)
                     }
                 }
-                path_.pop_front();
+                path.pop_front();
                 again = true;
+              }
             }
             const uint32_t f = wpq_gate_flush_id(g_);
             if (wpq_gate_persisted(g_)) {
@@ -181,8 +195,17 @@ private:
     McPort &port_;
     std::vector<uint64_t> mem_;
     wpq_gate *g_;
-    std::deque<Item> path_;                               // writes and boundaries not yet in the queue
+    // Writes and boundaries not yet in the queue, per persist path (requester): each path is in
+    // order (a boundary waits behind its own path's writes), paths do not block each other.
+    std::map<int, std::deque<Item>> paths_;
+    size_t waiting() const
+    {
+        size_t n = 0;
+        for (auto &p : paths_) n += p.second.size();
+        return n;
+    }
     uint64_t load_hits_ = 0;
+    bool ungated_ = false;
     std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
 };
 
