@@ -224,7 +224,9 @@ RunResult run_simulation(const RunSpec &spec)
         cj["run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
                      {"config_sources", spec.cfg.sources()}};
         std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
-        std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() / "runs.csv").string() : spec.csv;
+        std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
+                                                     (SystemCfg::from(spec.cfg).kind == "gpu" ? std::string("runs.csv")
+                                                                                               : "runs-" + SystemCfg::from(spec.cfg).kind + ".csv")).string() : spec.csv;
         append_csv(csv, spec, res, L.size);
     }
     return res;

@@ -22,6 +22,11 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
     lc.header_bytes = c.path_header;
     lc.max_payload = 0;
     if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
+    const fe_buf_cfg fc{c.fe_entries, lb_};
+    fe_mem_.resize((fe_buf_bytes(&fc) + 7) / 8 + 1);
+    if (fe_buf_init(fe_mem_.data(), &fc) != 0)
+        throw ConfigError("persist_path.fe_entries: invalid front-end buffer (1..4096 entries, l1.line_bytes 8..128)");
+    fe_ = reinterpret_cast<fe_buf *>(fe_mem_.data());
     SC_METHOD(step);
     sensitive << ev_;
     dont_initialize();
@@ -101,13 +106,10 @@ void CpuCore::step()
 bool CpuCore::fe_room(uint64_t t)
 {
     while (!fe_frees_.empty() && fe_frees_.top().first <= t) {
-        const uint64_t line = fe_frees_.top().second;
+        fe_buf_ack(fe_, fe_frees_.top().second);
         fe_frees_.pop();
-        --fe_used_;
-        auto it = fe_lines_.find(line);
-        if (it != fe_lines_.end() && --it->second == 0) fe_lines_.erase(it);
     }
-    return fe_used_ < cfg_.fe_entries;
+    return !fe_buf_full(fe_);
 }
 
 void CpuCore::fe_free(uint64_t wid, uint64_t at)
@@ -116,7 +118,7 @@ void CpuCore::fe_free(uint64_t wid, uint64_t at)
     if (it == outstanding_.end() || it->second.freed) return;
     it->second.freed = true;
     const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back
-    fe_frees_.push({ft, it->second.line});
+    fe_frees_.push({ft, it->second.seq});
     if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
 }
 
@@ -147,29 +149,17 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
         return (int64_t)(t + cfg_.l1_hit_ps);
     }
     // Victim: with a persist path, a dirty line with a store still in the front-end buffer must not
-    // leave before it (buffer snooping, IV-G); the policy says how far to look for another way.
-    const bool snoop = model_.path_bytes && cfg_.victim_policy != VictimPolicy::NONE && !fe_lines_.empty();
-    if (snoop) fe_room(t);
-    auto conflicts = [&](int32_t i) {
-        return cache_line_present(c, i) && cache_line_dirty(c, i) && fe_lines_.count(cache_line_tag(c, i));
-    };
-    int32_t v = cache_victim(c, line);
-    if (snoop && conflicts(v)) {
-        ++st_.fe_conflicts;
-        v = -1;
-        if (cfg_.victim_policy != VictimPolicy::ZERO) {
-            struct Ctx { CpuCore *self; cache *c; uint32_t seen, limit; } ctx{this, c, 0,
-                cfg_.victim_policy == VictimPolicy::HALF ? std::max<uint32_t>(1, cfg_.l1.assoc / 2) : cfg_.l1.assoc};
-            v = cache_victim_filtered(c, line, [](void *p, uint32_t i) -> int {
-                    auto *x = static_cast<Ctx *>(p);
-                    return cache_line_present(x->c, (int32_t)i) && cache_line_dirty(x->c, (int32_t)i) &&
-                           x->self->fe_lines_.count(cache_line_tag(x->c, (int32_t)i));
-                }, &ctx);
-        }
-        if (v < 0) {
-            ++st_.victim_waits;
-            return -1;
-        }
+    // leave before it (buffer snooping, IV-G); the policy (cores/fe_buf.h) says how far to look.
+    int32_t v;
+    if (model_.path_bytes) {
+        fe_room(t);
+        const int pol = cfg_.victim_policy == VictimPolicy::FULL ? FE_VICTIM_FULL
+                      : cfg_.victim_policy == VictimPolicy::HALF ? FE_VICTIM_HALF
+                      : cfg_.victim_policy == VictimPolicy::ZERO ? FE_VICTIM_ZERO : FE_VICTIM_NONE;
+        v = fe_buf_victim(fe_, c, line, pol, nullptr);
+        if (v < 0) return -1;
+    } else {
+        v = cache_victim(c, line);
     }
     if (cache_line_present(c, v) && cache_line_dirty(c, v)) {
         ++st_.l1_writebacks;
@@ -205,7 +195,7 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
     }
     const uint64_t w0 = addr / 8, w1 = (addr + bytes - 1) / 8;
     if (model_.path_bytes) {
-        if (!fe_room(t) || cfg_.fe_entries - fe_used_ < (uint32_t)(w1 - w0 + 1)) {
+        if (!fe_room(t) || cfg_.fe_entries - fe_buf_count(fe_) < (uint32_t)(w1 - w0 + 1)) {
             stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
             return false;
         }
@@ -238,9 +228,10 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
             }
             it.wid = sys_.new_path_write(it.region, w, it.mask, it.data);
             if (model_.regions) sys_.book().write(it.region);
+            uint64_t d64;
+            std::memcpy(&d64, it.data, 8);
+            fe_buf_push(fe_, w, d64, it.region, &it.seq);      // room checked above
             path_q_.push_back(it);
-            ++fe_used_;
-            ++fe_lines_[w * 8 / lb_];
             ++st_.path_writes;
         }
         path_ev_.notify(SC_ZERO_TIME);
@@ -439,7 +430,9 @@ void CpuCore::path_step()
         uint32_t writers[8];
         for (auto &w : writers) w = (uint32_t)it.wid;
         req.ext.writers = writers;
-        outstanding_[it.wid] = Out{it.word * 8 / lb_, it.region, false};
+        fe_buf_entry fe;
+        fe_buf_next_send(fe_, &fe);        // the same entry: the buffer and the path are both FIFO
+        outstanding_[it.wid] = Out{it.seq, it.region, false};
         const uint64_t wid = it.wid;
         path_q_.pop_front();
         sc_time d = ps(arrive + (uint64_t)ctrl * cfg_.path_skew_ps - now);
@@ -454,7 +447,7 @@ std::string CpuCore::describe() const
     std::ostringstream o;
     o << name() << ": thread " << thread_ << " at op " << (pc_ - begin_) << " of " << (end_ - begin_);
     if (pc_ < end_) o << " (" << op_kind_name(ops_[pc_].kind) << ")";
-    o << ", waits for " << wait_name(wait_) << ", region " << region_ << ", front-end buffer " << fe_used_ << "/"
+    o << ", waits for " << wait_name(wait_) << ", region " << region_ << ", front-end buffer " << fe_buf_count(fe_) << "/"
       << cfg_.fe_entries << ", " << path_q_.size() << " unsent, " << outstanding_.size() << " unacknowledged\n";
     return o.str();
 }
@@ -474,8 +467,10 @@ void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
     w.add(g, "checkpoint_stores", st_.ckpt_stores, "stores", "live-out checkpoint stores");
     w.add(g, "pc_stores", st_.pc_stores, "stores", "PC-checkpoint stores (one per region)");
     w.add(g, "path_writes", st_.path_writes, "writes", "8-byte entries put on the persist path");
-    w.add(g, "fe_conflicts", st_.fe_conflicts, "events", "L1 victims that conflicted with the front-end buffer (IV-G)");
-    w.add(g, "victim_waits", st_.victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
+    const fe_buf_stats *fs = fe_buf_get_stats(fe_);
+    w.add(g, "fe_conflicts", fs->conflicts, "events", "L1 victim candidates that conflicted with the front-end buffer (IV-G)");
+    w.add(g, "victim_waits", fs->victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
+    w.add(g, "fe_full", fs->full, "events", "pushes refused by a full front-end buffer");
     w.add(g, "lock_spins", st_.lock_spins, "events", "acquires that found the lock held and waited");
     w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
     for (int i = 2; i < kWaits; ++i) {

@@ -23,6 +23,7 @@
 #include "stats.h"
 extern "C" {
 #include "cache.h"
+#include "fe_buf.h"
 #include "link.h"
 #include "mem_image.h"
 #include "op.h"
@@ -110,14 +111,17 @@ private:
         uint64_t mask;      // bytes of the word written
         uint32_t region;
         uint64_t wid;       // path write id
+        uint64_t seq;       // its fe_buf entry
     };
     std::deque<PathItem> path_q_;           // front-end buffer entries not yet sent (and boundaries)
-    struct Out { uint64_t line; uint32_t region; bool freed; };
+    struct Out { uint64_t seq; uint32_t region; bool freed; };
     std::unordered_map<uint64_t, Out> outstanding_;   // sent, not yet acknowledged
-    uint32_t fe_used_ = 0;                  // front-end buffer entries in use (queued + sent, not freed)
+    // The front-end buffer (cores/fe_buf.h: entries, CAM, victim choice); its ACK reaches the
+    // buffer one path latency after the controller accepted the write: (time, seq) to free.
+    std::vector<uint64_t> fe_mem_;
+    fe_buf *fe_ = nullptr;
     std::priority_queue<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, uint64_t>>,
-                        std::greater<std::pair<uint64_t, uint64_t>>> fe_frees_;   // (time, line)
-    std::unordered_map<uint64_t, uint32_t> fe_lines_;   // line -> entries in the buffer (CAM)
+                        std::greater<std::pair<uint64_t, uint64_t>>> fe_frees_;
     link_state link_{};
     int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
     uint32_t lane_ = 0;                     // next lane of a vector store that stalled
@@ -127,7 +131,7 @@ private:
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
         uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
-        uint64_t fe_conflicts = 0, victim_waits = 0, lock_spins = 0;
+        uint64_t lock_spins = 0;
         uint64_t wait_ps[10] = {0};
     } st_;
     friend class CpuSystem;

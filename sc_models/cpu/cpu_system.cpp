@@ -150,6 +150,7 @@ void CpuSystem::power_fail_method()
     power_fail_at_ = now_ps();
     if (!all_done_) exec_done_ps_ = now_ps();
     for (auto &c : cores_) c->power_off();
+    if (check_) check_->power_fail(now_ps());
     for (auto *m : pm_->ctrls) m->power_fail(now_ps());
 }
 

@@ -46,6 +46,7 @@ void RegionCheck::finish()
     auto by_time = [](const auto &a, const auto &b) { return a.first < b.first; };
     std::stable_sort(durable_.begin(), durable_.end(), by_time);
     std::stable_sort(persisted_.begin(), persisted_.end(), by_time);
+    while (!persisted_.empty() && persisted_.back().first > pf_ps_) persisted_.pop_back();
     std::unordered_map<uint32_t, uint64_t> left;      // region -> writes not yet in the image
     for (auto &r : by_region_) left[r.first] = r.second.size();
     std::unordered_set<uint32_t> is_persisted;

@@ -34,6 +34,8 @@ public:
     void path_write(uint64_t wid, uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8]);
     // Region `region` is persisted at `ps`: its boundary has reached every controller.
     void persisted(uint32_t region, uint64_t ps) { persisted_.push_back({ps, region}); }
+    // Power failed at t: a boundary still on the (volatile) persist path then is lost.
+    void power_fail(uint64_t t) { pf_ps_ = t; }
     // DurableSink: persist-path writes carry their write id in writers[0].
     void on_durable(uint64_t at, uint64_t addr, const uint8_t *data, const uint64_t mask[2], uint32_t lb,
                     int requester) override;
@@ -66,6 +68,7 @@ private:
     std::unordered_set<uint64_t> diff_;
     uint64_t images_ = 0, violations_ = 0, regions_ = 0, committed_ = 0, durable_writes_ = 0, pending_ = 0;
     std::string first_;
+    uint64_t pf_ps_ = UINT64_MAX;
 };
 
 } // namespace persim

@@ -89,6 +89,37 @@ public:
         pump(t);
     }
 
+    // IV-F: power fails at t. The persist paths are volatile: writes and boundaries still waiting to
+    // enter are lost. Persisted regions keep draining and committing as the in-flight bdry-/flush-
+    // ACKs arrive (battery power); once nothing has changed for the worst-case ACK latency (a
+    // round trip on the controller link), the entries left, all of unpersisted regions, are
+    // discarded (ungated: the queue drains everything first, nothing is discarded).
+    void power_fail(uint64_t t) override
+    {
+        wpq_gate_power_fail(g_);
+        paths_.clear();
+        pf_ = true;
+        pump(t);
+        pf_seen_ = progress_mark();
+        port_.wake_at(t + pf_wait_ps());
+    }
+    bool power_done() const override { return !pf_ || pf_done_; }
+    void wake(uint64_t t) override
+    {
+        if (!pf_ || pf_done_) return;
+        pump(t);
+        const uint64_t m = progress_mark();
+        if (m != pf_seen_ || (ungated_ && wpq_gate_count(g_))) {
+            pf_seen_ = m;
+            port_.wake_at(t + pf_wait_ps());
+            return;
+        }
+        int undo = 0;
+        pf_discarded_ = wpq_gate_pf_discard(g_, &undo);
+        pf_undo_ = undo;
+        pf_done_ = true;
+    }
+
     std::string describe() const override
     {
         if (wpq_gate_count(g_) == 0 && waiting() == 0 && unacked_.empty()) return "";
@@ -116,6 +147,11 @@ public:
         w.add(g, "wpq_deadlocks", s->deadlocks, "events", "deadlocks detected (full queue, flush-ID boundary missing)");
         w.add(g, "wpq_window_errors", s->window_errors, "events", "boundaries/ACKs outside the region window (dropped)");
         w.add(g, "wpq_load_hits", load_hits_, "reads", "LLC read misses that found their line in the queue (IV-H)");
+        w.add(g, "wpq_flush_id", wpq_gate_flush_id(g_), "region", "flush ID at the end: the oldest uncommitted region (after a power failure: the recovery point, IV-F)");
+        if (pf_) {
+            w.add(g, "pf_discarded", pf_discarded_, "entries", "entries of unpersisted regions discarded after the power failure");
+            w.add(g, "pf_undo_restore", pf_undo_ ? 1 : 0, "-", "undo-logged overflow writes had to be rolled back (IV-D/F)");
+        }
     }
 
 private:
@@ -205,6 +241,14 @@ private:
         return n;
     }
     uint64_t load_hits_ = 0;
+    bool pf_ = false, pf_done_ = false, pf_undo_ = false;
+    uint64_t pf_seen_ = 0, pf_discarded_ = 0;
+    uint64_t progress_mark() const
+    {
+        const wpq_gate_stats *s = wpq_gate_get_stats(g_);
+        return s->drains + s->commits * 1000003ull + wpq_gate_flush_id(g_);
+    }
+    uint64_t pf_wait_ps() const { return 2 * port_.config().link_latency_ps + 1000; }
     bool ungated_ = false;
     std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
 };
