@@ -92,6 +92,8 @@ void RegionCheck::finish()
                 uint64_t pm = 0, ex = 0;
                 std::memcpy(&pm, x.pm, 8);
                 std::memcpy(&ex, x.exp, 8);
+                first_ps_ = t;
+                first_addr_ = w * 8;
                 std::ostringstream o;
                 o << "crash image at " << t / 1000.0 << " ns: PM word 0x" << std::hex << w * 8 << " = 0x" << pm
                   << ", but the committed prefix (" << std::dec << committed_ << " regions) gives 0x" << std::hex << ex
@@ -112,6 +114,10 @@ void RegionCheck::report(StatsWriter &w) const
     w.add(g, "durable_writes", durable_writes_, "writes", "persist-path writes that became durable");
     w.add(g, "never_durable_writes", pending_, "writes", "persist-path writes not durable at the end of the run");
     w.add(g, "violations", violations_, "images", "crash images that are not the replay of a committed region prefix");
+    if (violations_) {
+        w.add(g, "first_violation_ns", first_ps_ / 1000.0, "ns", "time of the first crash image that fails");
+        w.add(g, "first_violation_addr", (double)first_addr_, "B", "lowest PM word address that differs in it");
+    }
 }
 
 } // namespace persim

@@ -69,6 +69,7 @@ private:
     uint64_t images_ = 0, violations_ = 0, regions_ = 0, committed_ = 0, durable_writes_ = 0, pending_ = 0;
     std::string first_;
     uint64_t pf_ps_ = UINT64_MAX;
+    uint64_t first_ps_ = 0, first_addr_ = 0;
 };
 
 } // namespace persim
