@@ -182,7 +182,9 @@ RunResult run_simulation(const RunSpec &spec)
     res.instructions = top->instructions();
 
     // Functional result: the memory image with every dirty byte written back.
-    if (res.code == EXIT_OK) {
+    if (res.code == EXIT_OK && top->power_failed()) {
+        res.status = "power-failed";      // not verified: the program was cut short (sim.power_fail_ns)
+    } else if (res.code == EXIT_OK) {
         top->drain_functional(L.img);
         char msg[2048] = {0};
         int bad = 0;

@@ -40,6 +40,9 @@ public:
     virtual std::string progress_line() const = 0;       // one line for the progress report
     // Every requester that has not finished and what it waits for (deadlock / time-limit reports).
     virtual std::string describe_stuck() const = 0;
+    // The run ended in a simulated power failure (sim.power_fail_ns): the program did not finish, so
+    // its result is not verified; the persistent state is what the crash check looks at.
+    virtual bool power_failed() const { return false; }
 
     // ---- observers ----
     // Sees every write as it becomes durable (the persistence domain calls it in arrival order).

@@ -33,6 +33,9 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
     SC_METHOD(path_step);
     sensitive << path_ev_;
     dont_initialize();
+    SC_METHOD(deliver_step);
+    sensitive << deliver_ev_;
+    dont_initialize();
 }
 
 const char *CpuCore::wait_name(Wait w) const
@@ -388,7 +391,8 @@ void CpuCore::power_off()
 {
     off_ = true;
     running_ = false;
-    path_q_.clear();          // the front-end buffer is volatile
+    path_q_.clear();          // the front-end buffer and the path are volatile
+    flight_ = {};
 }
 
 void CpuCore::path_step()
@@ -407,39 +411,69 @@ void CpuCore::path_step()
             path_ev_.notify(ps(free - now));
             return;
         }
+        const uint64_t arrive = link_send(&link_, now, it.boundary ? 8 : model_.path_bytes);
+        auto fly = [&](uint32_t ctrl) {
+            const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
+            if (flight_.empty() || at < flight_.top().at) deliver_ev_.notify(ps(at - now));
+            flight_.push(Flight{at, flight_seq_++, ctrl, it});
+            return at;
+        };
         if (it.boundary) {
-            const uint64_t arrive = link_send(&link_, now, 8);
-            sys_.broadcast_boundary(it.region, arrive, id_);
+            // the boundary goes to every controller (IV-B); persisted once the last one has it
+            uint64_t last = 0;
+            for (uint32_t c = 0; c < sys_.controllers(); ++c) last = std::max(last, fly(c));
+            sys_.boundary_sent(it.region, last);
             if (model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS) path_hold_region_ = it.region;
-            path_q_.pop_front();
-            continue;
+        } else {
+            fe_buf_entry fe;
+            fe_buf_next_send(fe_, &fe);        // the same entry: the buffer and the path are both FIFO
+            outstanding_[it.wid] = Out{it.seq, it.region, false};
+            fly(sys_.pm_target(it.word * 8));
         }
-        const uint64_t arrive = link_send(&link_, now, model_.path_bytes);
-        const uint32_t ctrl = sys_.pm_target(it.word * 8);
-        MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, 8);
-        std::memcpy(req.data, it.data, 8);
-        req.ext.pm = true;
-        req.ext.persist = true;
-        req.ext.requester = (int)id_;
-        req.ext.region = it.region;
-        req.ext.line_bytes = 8;
-        req.ext.mask[0] = it.mask;
-        req.ext.wire_bytes = model_.path_bytes;
-        req.ext.ack_to = this;
-        req.ext.ack_token = it.wid;
-        uint32_t writers[8];
-        for (auto &w : writers) w = (uint32_t)it.wid;
-        req.ext.writers = writers;
-        fe_buf_entry fe;
-        fe_buf_next_send(fe_, &fe);        // the same entry: the buffer and the path are both FIFO
-        outstanding_[it.wid] = Out{it.seq, it.region, false};
-        const uint64_t wid = it.wid;
         path_q_.pop_front();
-        sc_time d = ps(arrive + (uint64_t)ctrl * cfg_.path_skew_ps - now);
-        sys_.controller(ctrl)->tsock.get_base_export()->b_transport(req.gp, d);
-        if (!req.ext.ack_later) on_late_ack(wid, now + (uint64_t)d.value());
-        else if (req.ext.accept_ps) fe_free(wid, req.ext.accept_ps);
     }
+}
+
+void CpuCore::deliver_step()
+{
+    if (off_) {
+        flight_ = {};            // the persist path is volatile: what is on it is lost
+        return;
+    }
+    const uint64_t now = now_ps();
+    while (!flight_.empty() && flight_.top().at <= now) {
+        const Flight f = flight_.top();
+        flight_.pop();
+        deliver(f.item, f.ctrl);
+    }
+    if (!flight_.empty()) deliver_ev_.notify(ps(flight_.top().at - now));
+}
+
+// A path item arriving now at controller `ctrl`.
+void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
+{
+    if (it.boundary) {
+        sys_.deliver_boundary(ctrl, it.region, id_);
+        return;
+    }
+    MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, 8);
+    std::memcpy(req.data, it.data, 8);
+    req.ext.pm = true;
+    req.ext.persist = true;
+    req.ext.requester = (int)id_;
+    req.ext.region = it.region;
+    req.ext.line_bytes = 8;
+    req.ext.mask[0] = it.mask;
+    req.ext.wire_bytes = model_.path_bytes;
+    req.ext.ack_to = this;
+    req.ext.ack_token = it.wid;
+    uint32_t writers[8];
+    for (auto &w : writers) w = (uint32_t)it.wid;
+    req.ext.writers = writers;
+    sc_time d = SC_ZERO_TIME;
+    sys_.controller(ctrl)->tsock.get_base_export()->b_transport(req.gp, d);
+    if (!req.ext.ack_later) on_late_ack(it.wid, now_ps() + (uint64_t)d.value());
+    else if (req.ext.accept_ps) fe_free(it.wid, req.ext.accept_ps);
 }
 
 std::string CpuCore::describe() const

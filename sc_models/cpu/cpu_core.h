@@ -43,7 +43,7 @@ public:
     // Starts running ops [begin, end) of the program (one kernel's stream) with its region plan.
     void start(uint64_t begin, uint64_t end, uint32_t thread);
     bool running() const { return running_; }
-    bool path_idle() const { return path_q_.empty() && outstanding_.empty(); }
+    bool path_idle() const { return path_q_.empty() && flight_.empty() && outstanding_.empty(); }
     void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
     void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
     void power_off();
@@ -62,6 +62,9 @@ private:
     enum class Wait : uint8_t { NONE, TIME, LOADS, SB, FE_FULL, WINDOW, REGION, LOCK, BARRIER, VICTIM };
     void step();
     void path_step();
+    void deliver_step();
+    struct PathItem;
+    void deliver(const PathItem &it, uint32_t ctrl);
     bool exec(const persim_op &op, uint64_t t);
     bool store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t op_id, uint64_t t);
     bool boundary_store(uint64_t t);
@@ -79,7 +82,7 @@ private:
     CpuSystem &sys_;
     TagCache l1_;
     uint32_t lb_;
-    sc_core::sc_event ev_, path_ev_;
+    sc_core::sc_event ev_, path_ev_, deliver_ev_;
 
     // program
     const persim_op *ops_ = nullptr;
@@ -123,6 +126,16 @@ private:
     std::priority_queue<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, uint64_t>>,
                         std::greater<std::pair<uint64_t, uint64_t>>> fe_frees_;
     link_state link_{};
+    // Sent, still on the path: delivered to controller `ctrl` at `at` (in send order per controller,
+    // so a boundary never overtakes the writes sent before it).
+    struct Flight {
+        uint64_t at, seq;
+        uint32_t ctrl;
+        PathItem item;
+        bool operator>(const Flight &o) const { return at != o.at ? at > o.at : seq > o.seq; }
+    };
+    std::priority_queue<Flight, std::vector<Flight>, std::greater<Flight>> flight_;
+    uint64_t flight_seq_ = 0;
     int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
     uint32_t lane_ = 0;                     // next lane of a vector store that stalled
     bool barrier_waiting_ = false;

@@ -21,7 +21,7 @@ struct CpuModel {
         CORE_WAITS,           // PPA: the core waits until the region's stores are durable
         PATH_WAITS,           // Capri with several controllers: the path holds the next region until this one drained
     } at_boundary;
-    const char *front_end;    // nvm.front_end the model needs ("" = any)
+    const char *front_end;    // nvm.front_end the model runs with (set on a copy of the config)
     bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PSP without one
     bool drop_llc_evictions;  // dirty DRAM-cache (LLC) evictions are dropped, not written to PM (IV-G)
     bool ungated;             // the controllers' WPQ gate is disabled (broken variant for crash checks)

@@ -133,15 +133,14 @@ uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask
     return wid;
 }
 
-void CpuSystem::broadcast_boundary(uint32_t region, uint64_t arrive_ps, uint32_t src)
+void CpuSystem::boundary_sent(uint32_t region, uint64_t last_ps)
 {
-    uint64_t last = arrive_ps;
-    for (uint32_t i = 0; i < pm_->ctrls.size(); ++i) {
-        const uint64_t at = arrive_ps + (uint64_t)i * cfg_.path_skew_ps;
-        last = std::max(last, at);
-        pm_->ctrls[i]->deliver_with_writes(at, McMsg{McMsg::BOUNDARY, region & rid_mask_, src});
-    }
-    if (check_) check_->persisted(region, last);
+    if (check_) check_->persisted(region, last_ps);
+}
+
+void CpuSystem::deliver_boundary(uint32_t ctrl, uint32_t region, uint32_t src)
+{
+    pm_->ctrls[ctrl]->deliver_with_writes(now_ps(), McMsg{McMsg::BOUNDARY, region & rid_mask_, src});
 }
 
 void CpuSystem::power_fail_method()

@@ -36,6 +36,7 @@ public:
     uint64_t instructions() const override;
     std::string progress_line() const override;
     std::string describe_stuck() const override;
+    bool power_failed() const override { return power_failed_; }
     void set_durable_sink(DurableSink *s) override;
     void set_tracker(WriteTracker *t) override { set_durable_sink(t); }
     void drain_functional(mem_image *) override {}     // the functional image is the backing image
@@ -53,7 +54,11 @@ public:
     uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8]);
     uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
     MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
-    void broadcast_boundary(uint32_t region, uint64_t arrive_ps, uint32_t src);  // src: the core (its path)
+    uint32_t controllers() const { return (uint32_t)pm_->ctrls.size(); }
+    // Region `region`'s boundary left core `src`; it reaches the last controller at last_ps.
+    void boundary_sent(uint32_t region, uint64_t last_ps);
+    // The boundary arrives now at controller `ctrl` on core src's path.
+    void deliver_boundary(uint32_t ctrl, uint32_t region, uint32_t src);
     uint64_t checkpoint_base() const { return ckpt_base_; }
 
 private:

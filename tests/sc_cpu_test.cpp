@@ -1,0 +1,270 @@
+// SystemC integration tests of the cpu system (system.kind = cpu; LightWSP and its baselines,
+// docs/models/lightwsp.md) on configs/cpu_small.json. Each test case runs in its own process;
+// tests comparing two runs run one of them in a forked child (tests/sc_fork.h).
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+#include "sc_fork.h"
+#include "sim.h"
+
+using namespace persim;
+
+namespace {
+
+RunSpec cpu_spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {})
+{
+    RunSpec s;
+    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/cpu_small.json");
+    s.cfg.set_kv("sim.check_regions=true");
+    for (const auto &kv : sets) s.cfg.set_kv(kv);
+    s.model = model;
+    s.workload = workload;
+    s.small = true;
+    s.write_files = false;
+    s.quiet = true;
+    return s;
+}
+
+double sum(const RunResult &r, const std::string &name) { return r.stats["summary"][name]["value"].get<double>(); }
+double check(const RunResult &r, const std::string &name) { return r.stats["region_check"][name]["value"].get<double>(); }
+double per_core(const RunResult &r, const std::string &name, int cores = 4)
+{
+    double v = 0;
+    for (int i = 0; i < cores; ++i) v += r.stats["top.core" + std::to_string(i)][name]["value"].get<double>();
+    return v;
+}
+
+// Figures of a run that cross a pipe.
+struct Figs {
+    int code = -1;
+    double sim_ns = 0, violations = -1, images = 0, fe_conflicts = 0, victim_waits = 0, wait_region = 0;
+    double path_writes = 0, nvm_write_bytes = 0, instructions = 0;
+};
+Figs figs(const RunSpec &s)
+{
+    RunResult r = run_simulation(s);
+    Figs f;
+    f.code = r.code;
+    if (r.code != EXIT_OK) return f;
+    f.sim_ns = sum(r, "sim_ns");
+    f.violations = check(r, "violations");
+    f.images = check(r, "crash_images");
+    f.fe_conflicts = sum(r, "fe_conflicts");
+    f.victim_waits = per_core(r, "victim_waits");
+    f.wait_region = sum(r, "stall_region_durable_cycles");
+    f.path_writes = sum(r, "path_writes");
+    f.nvm_write_bytes = sum(r, "nvm_write_bytes");
+    f.instructions = sum(r, "instructions");
+    return f;
+}
+
+std::string write_trace(const std::string &name, const std::string &text)
+{
+    auto p = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".trace");
+    std::ofstream(p) << text;
+    return p.string();
+}
+
+} // namespace
+
+// Every cpu workload runs and verifies under every cpu model.
+class CpuAll : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+TEST_P(CpuAll, RunsAndVerifies)
+{
+    auto [wl, model] = GetParam();
+    RunResult r = run_simulation(cpu_spec(model, wl));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_GT(sum(r, "instructions"), 0);
+    if (model == "lightwsp") {
+        EXPECT_GT(sum(r, "regions"), 0);
+        EXPECT_EQ(check(r, "violations"), 0) << "a crash image is not a committed region prefix";
+        EXPECT_EQ(check(r, "never_durable_writes"), 0);
+    }
+    if (model == "none" || model == "psp") EXPECT_EQ(sum(r, "path_writes"), 0);
+}
+INSTANTIATE_TEST_SUITE_P(Cpu, CpuAll,
+                         ::testing::Combine(::testing::Values("cpu-queue", "cpu-hashtable", "cpu-arrayswap", "cpu-btree",
+                                                              "cpu-txbank", "prof-cpu2006-mem", "prof-npb"),
+                                            ::testing::Values("none", "lightwsp", "ppa", "capri", "psp")),
+                         [](const auto &i) {
+                             std::string n = std::get<0>(i.param) + "_" + std::get<1>(i.param);
+                             for (auto &c : n) if (!isalnum((unsigned char)c)) c = '_';
+                             return n;
+                         });
+
+// III-A / IV-F: every distinct crash image of a LightWSP run is a committed region prefix, and the
+// same run with the WPQ gate disabled is caught.
+TEST(CpuCrash, LightwspImagesAreCommittedPrefixesUngatedIsCaught)
+{
+    const Figs bad = run_in_child<Figs>([] { return figs(cpu_spec("lightwsp-ungated", "cpu-hashtable")); }, Figs{});
+    const Figs good = figs(cpu_spec("lightwsp", "cpu-hashtable"));
+    ASSERT_EQ(good.code, EXIT_OK);
+    ASSERT_EQ(bad.code, EXIT_OK);
+    EXPECT_GT(good.images, 100);
+    EXPECT_EQ(good.violations, 0);
+    EXPECT_GT(bad.violations, 0) << "the ungated WPQ let partly persisted regions reach PM unnoticed";
+}
+
+// IV-B / II-B: with the second controller far away (skewed path latency) a younger region's stores
+// reach the near controller first; gated, they still never persist before the older region.
+TEST(CpuCrash, SkewedControllersYoungerRegionNeverPersistsFirst)
+{
+    const std::vector<std::string> skew = {"persist_path.skew_ns=300"};
+    const Figs bad = run_in_child<Figs>([&] { return figs(cpu_spec("lightwsp-ungated", "cpu-arrayswap", skew)); }, Figs{});
+    const Figs good = figs(cpu_spec("lightwsp", "cpu-arrayswap", skew));
+    ASSERT_EQ(good.code, EXIT_OK);
+    EXPECT_EQ(good.violations, 0);
+    EXPECT_GT(bad.violations, 0);
+}
+
+// IV-D: WPQs far too small for 4 threads' regions deadlock; overflow mode resolves it, the run
+// completes, and crash images stay committed prefixes.
+TEST(CpuDeadlock, OverflowFallbackResolvesAndStaysConsistent)
+{
+    RunResult r = run_simulation(cpu_spec("lightwsp", "cpu-txbank", {"nvm.wpq_entries=8", "regions.store_threshold=4"}));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_GT(sum(r, "wpq_overflows"), 0);
+    double undo = 0;
+    for (int i = 0; i < 2; ++i) undo += r.stats["top.nvm" + std::to_string(i)]["wpq_undo_drains"]["value"].get<double>();
+    EXPECT_GT(undo, 0) << "overflow mode drains undo-logged entries";
+    EXPECT_EQ(check(r, "violations"), 0);
+}
+
+// IV-F: power fails at an instant: the cores stop, persisted regions drain and commit, the rest is
+// discarded, every controller ends on the same flush ID (the recovery point), and the images are
+// committed prefixes.
+class CpuPowerFail : public ::testing::TestWithParam<int> {};
+TEST_P(CpuPowerFail, DrainsPersistedDiscardsTheRestAgreesOnTheRecoveryPoint)
+{
+    RunResult r = run_simulation(cpu_spec("lightwsp", "cpu-hashtable", {"sim.power_fail_ns=" + std::to_string(GetParam())}));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_EQ(sum(r, "power_failed"), 1);
+    const double f0 = r.stats["top.nvm0"]["wpq_flush_id"]["value"].get<double>();
+    const double f1 = r.stats["top.nvm1"]["wpq_flush_id"]["value"].get<double>();
+    EXPECT_EQ(f0, f1);
+    EXPECT_GT(f0, 0);
+    EXPECT_EQ(check(r, "violations"), 0);
+    EXPECT_GE(r.stats["top.nvm0"]["pf_discarded"]["value"].get<double>(), 0);
+}
+INSTANTIATE_TEST_SUITE_P(Instants, CpuPowerFail, ::testing::Values(500, 1500, 4000, 9999, 17000, 25000));
+
+TEST(CpuPowerFail, UngatedKeepsStoresOfUnpersistedRegions)
+{
+    RunResult r = run_simulation(cpu_spec("lightwsp-ungated", "cpu-hashtable", {"sim.power_fail_ns=25000"}));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_EQ(r.stats["top.nvm0"]["pf_discarded"]["value"].get<double>(), 0);
+    EXPECT_GT(check(r, "violations"), 0);
+}
+
+// III-B: LightWSP never waits at a region end; PPA waits until the region is durable.
+TEST(CpuModels, PpaWaitsAtRegionEndsLightwspDoesNot)
+{
+    const Figs ppa = run_in_child<Figs>([] { return figs(cpu_spec("ppa", "cpu-btree")); }, Figs{});
+    const Figs lw = figs(cpu_spec("lightwsp", "cpu-btree"));
+    ASSERT_EQ(ppa.code, EXIT_OK);
+    EXPECT_GT(ppa.wait_region, 0);
+    EXPECT_EQ(lw.wait_region, 0);
+}
+
+// II-A / V-B: Capri moves 64 B per 8-byte store, LightWSP 8 B.
+TEST(CpuModels, CapriMovesALinePerStore)
+{
+    const Figs capri = run_in_child<Figs>([] { return figs(cpu_spec("capri", "cpu-queue")); }, Figs{});
+    const Figs lw = figs(cpu_spec("lightwsp", "cpu-queue"));
+    ASSERT_EQ(capri.code, EXIT_OK);
+    ASSERT_GT(capri.path_writes, 0);
+    EXPECT_DOUBLE_EQ(capri.nvm_write_bytes / capri.path_writes, 64.0);
+    EXPECT_DOUBLE_EQ(lw.nvm_write_bytes / lw.path_writes, 8.0);
+}
+
+// V-D: the ideal PSP runs without a DRAM cache, so a footprint beyond the L2 reads PM.
+TEST(CpuModels, PspHasNoDramCache)
+{
+    const int none_has = run_in_child<int>(
+        [] { return run_simulation(cpu_spec("none", "prof-cpu2006-mem")).stats.contains("top.dram_cache") ? 1 : 0; }, -1);
+    EXPECT_EQ(none_has, 1);
+    RunResult r = run_simulation(cpu_spec("psp", "prof-cpu2006-mem"));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_FALSE(r.stats.contains("top.dram_cache"));
+}
+
+// IV-G / V-F3: with a tiny L1 and a slow path, dirty victims hit the front-end buffer; zero-victim
+// waits at least as often as full-victim, and without snooping nothing is checked.
+TEST(CpuSnoop, VictimPoliciesOnBufferConflicts)
+{
+    const std::vector<std::string> tight = {"l1.size_kb=2", "l1.assoc=4", "persist_path.bw_gbps=0.2"};
+    auto with = [&](const char *p) {
+        auto v = tight;
+        v.push_back(std::string("persist_path.victim_policy=") + p);
+        return cpu_spec("lightwsp", "cpu-arrayswap", v);
+    };
+    const Figs zero = run_in_child<Figs>([&] { return figs(with("zero")); }, Figs{});
+    const Figs none = run_in_child<Figs>([&] { return figs(with("none")); }, Figs{});
+    const Figs full = figs(with("full"));
+    ASSERT_EQ(zero.code, EXIT_OK);
+    ASSERT_EQ(none.code, EXIT_OK);
+    ASSERT_EQ(full.code, EXIT_OK);
+    EXPECT_GT(full.fe_conflicts, 0);
+    EXPECT_GT(zero.victim_waits, 0);
+    EXPECT_GE(zero.victim_waits, full.victim_waits);
+    EXPECT_EQ(none.fe_conflicts, 0);
+    EXPECT_EQ(none.victim_waits, 0);
+}
+
+// The same config and seed give identical figures.
+TEST(CpuRun, Deterministic)
+{
+    const Figs a = run_in_child<Figs>([] { return figs(cpu_spec("lightwsp", "cpu-txbank")); }, Figs{});
+    const Figs b = figs(cpu_spec("lightwsp", "cpu-txbank"));
+    ASSERT_EQ(a.code, EXIT_OK);
+    EXPECT_EQ(a.sim_ns, b.sim_ns);
+    EXPECT_EQ(a.instructions, b.instructions);
+    EXPECT_EQ(a.images, b.images);
+}
+
+// Bad input: a program with more threads than cores, an unknown model, a bad trace line.
+TEST(CpuInput, TooManyThreadsNamesTheKernelAndKey)
+{
+    const std::string t = write_trace("cpu_threads", "persim-trace 1\nkernel main blocks=1 threads=256\nwarp 0 7\nst 0x10000000000 8 = 1\n");
+    RunSpec s = cpu_spec("lightwsp", "");
+    s.trace = t;
+    try {
+        run_simulation(s);
+        FAIL() << "a program with 8 threads ran on 4 cores";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("kernel 'main'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cpu.cores"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(t);
+}
+
+TEST(CpuInput, GpuModelOnCpuIsRefusedWithTheList)
+{
+    try {
+        run_simulation(cpu_spec("sbrp", "cpu-queue"));
+        FAIL() << "sbrp ran on the cpu system";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("lightwsp"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CpuInput, TraceRunsAndMeetsExpects)
+{
+    const std::string t = write_trace("cpu_ok", "persim-trace 1\nkernel main blocks=1 threads=64\nwarp 0 0\n"
+                                                "mark func\nst 0x10000000000 8 = 5\nrelease 0x10000001000 4 1 system\n"
+                                                "warp 0 1\nacquire 0x10000001000 4 1 system\nst 0x10000000040 4 = 9\n"
+                                                "expect 0x10000000000 0500000000000000\nexpect 0x10000000040 09000000\n");
+    RunSpec s = cpu_spec("lightwsp", "");
+    s.trace = t;
+    RunResult r = run_simulation(s);
+    EXPECT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(check(r, "violations"), 0);
+    std::filesystem::remove(t);
+}
