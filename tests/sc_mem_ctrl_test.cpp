@@ -391,3 +391,47 @@ TEST(MemCtrlBroi, GoesIdleWhenNothingIsBuffered)
 }
 
 } // namespace
+
+// LightWSP IV-F, power failure in each protocol phase. Two controllers, link 50 ns. Region 0 has a
+// line at each controller (written at 0); its boundary reaches controller 0 at 100 ns and
+// controller 1 at 200 ns (skewed paths); the bdry-ACKs arrive 50 ns after each. Power fails at
+// `pf`; nothing arrives on the (volatile) persist paths after it, but ACKs between controllers do.
+struct PfCase { uint64_t pf_ns; uint64_t durable_lines; double flush_id; double discarded; };
+class WpqGatePowerFail : public ::testing::TestWithParam<PfCase> {};
+TEST_P(WpqGatePowerFail, PhaseDecidesWhatCommits)
+{
+    const PfCase c = GetParam();
+    Bench b({"nvm.controllers=2", "nvm.front_end=wpq_gate", "nvm.interleave_bytes=64"});
+    simulate([&] {
+        b.req->write(0x10000000000ull, 0, 1, 3);
+        b.req->write(0x10000000040ull, 0, 2, 3);
+        auto until = [&](uint64_t ns) {
+            if (ns * kNs > now_ps()) wait(sc_time((double)(ns * kNs - now_ps()), SC_PS));
+        };
+        const uint64_t pf = c.pf_ns;
+        if (pf > 100) {
+            until(100);
+            b.pm->ctrls[0]->deliver_with_writes(now_ps(), McMsg{McMsg::BOUNDARY, 0, 3});
+        }
+        if (pf > 200) {
+            until(200);
+            b.pm->ctrls[1]->deliver_with_writes(now_ps(), McMsg{McMsg::BOUNDARY, 0, 3});
+        }
+        until(pf);
+        for (auto *m : b.pm->ctrls) m->power_fail(now_ps());
+    });
+    for (auto *m : b.pm->ctrls) EXPECT_TRUE(m->power_done());
+    StatsWriter w;
+    b.pm->report(w, now_ps());
+    EXPECT_EQ(b.sink.w.size(), c.durable_lines);
+    EXPECT_EQ(w.get("nvm0", "wpq_flush_id", -1), c.flush_id);     // the recovery point ...
+    EXPECT_EQ(w.get("nvm1", "wpq_flush_id", -1), c.flush_id);     // ... the same everywhere
+    EXPECT_EQ(w.get("nvm0", "pf_discarded", -1) + w.get("nvm1", "pf_discarded", -1), c.discarded);
+}
+INSTANTIATE_TEST_SUITE_P(
+    Phases, WpqGatePowerFail,
+    ::testing::Values(PfCase{50, 0, 0, 16},       // before any boundary: the region is discarded
+                      PfCase{150, 0, 0, 16},      // boundary at one controller only: not persisted
+                      PfCase{220, 2, 1, 0},       // boundary everywhere, a bdry-ACK in flight: commits on battery
+                      PfCase{600, 2, 1, 0}),      // committed before the failure
+    [](const auto &i) { return "pf_at_" + std::to_string(i.param.pf_ns) + "ns"; });
