@@ -326,6 +326,9 @@ int cmd_run(const Args &a)
         s.log_warp = (int)w;
     }
     if (a.check) {
+        if (system_of(s.cfg).name != std::string("gpu"))
+            die("run --check: the persist-order conformance check exists for the gpu system only; on system.kind " +
+                std::string(system_of(s.cfg).name) + " use `persim crash` (docs/checking.md)");
         chk = std::make_unique<Checker>(s.cfg, s.model, false);
         s.observer = chk.get();
     }
@@ -376,6 +379,9 @@ RunSpec check_spec(const Args &a, const char *what)
 int cmd_check(const Args &a)
 {
     RunSpec s = check_spec(a, "check");
+    if (system_of(s.cfg).name != std::string("gpu"))
+        die("check: requirements are checked on the gpu system only; on system.kind " +
+            std::string(system_of(s.cfg).name) + " use `persim crash` (docs/checking.md)");
     Checker chk(s.cfg, s.model, true);
     s.observer = &chk;
     RunResult r = run_simulation(s);
