@@ -102,7 +102,17 @@ MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_i
 
 MemCtrl::~MemCtrl() = default;
 
-uint64_t MemCtrl::device_write(uint64_t t, uint64_t addr, uint32_t bytes) { return nvm_write(dev_, t, addr, bytes); }
+uint64_t MemCtrl::device_write(uint64_t t, uint64_t addr, uint32_t bytes) { return nvm_write(dev_, t, device_addr(addr), bytes); }
+
+uint64_t MemCtrl::device_addr(uint64_t addr) const
+{
+    // Addresses are interleaved across the peers every interleave_bytes: remove the controller
+    // bits so the device's channels and banks see this controller's addresses contiguously
+    // (otherwise with line interleaving controller 0 would only ever use even channels).
+    if (peers_ <= 1) return addr;
+    const uint64_t g = cfg_.interleave_bytes;
+    return addr / (g * peers_) * g + addr % g;
+}
 
 void MemCtrl::durable(uint64_t at, uint64_t arrive, uint64_t addr, const uint8_t *data, const uint64_t mask[2],
                       uint32_t lb, int requester, const uint32_t *writers)
@@ -126,7 +136,7 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         st_.read_bytes += lb;
         uint64_t ready;
         if (fe_->read(t, addr, &ready)) ++st_.fe_reads;
-        else ready = nvm_read(dev_, t, addr, lb);
+        else ready = nvm_read(dev_, t, device_addr(addr), lb);
         mem_read(img_, addr, gp.get_data_ptr(), lb);
         delay = ps(ready - now_ps());
         gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -75,6 +75,7 @@ public:
 
     // McPort
     uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) override;
+    uint64_t device_addr(uint64_t addr) const;   // the address within this controller's devices
     void ack(uint64_t id, uint64_t t) override;
     void accept(uint64_t id, uint64_t t) override;
     void power_fail(uint64_t t) { fe_->power_fail(t); }
@@ -82,7 +83,7 @@ public:
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
     uint32_t device_banks() const override { return nvm_config(dev_)->banks; }
-    uint32_t device_bank_of(uint64_t addr) const override { return nvm_bank_of(dev_, addr); }
+    uint32_t device_bank_of(uint64_t addr) const override { return nvm_bank_of(dev_, device_addr(addr)); }
     uint64_t device_bank_free_at(uint32_t bank) const override { return nvm_bank_free_at(dev_, bank); }
     uint32_t index() const override { return index_; }
     const MemCtrlCfg &config() const override { return cfg_; }
