@@ -96,11 +96,11 @@ def per_rate(rows, col, per, scale, wls, **kv):
 
 # ---- plots ----------------------------------------------------------------------------------
 
-def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=False):
+def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=True):
     """Grouped bars of values[s][g] (PS): mean with the 95% CI over seeds as error bars."""
     if plt is None:
         return
-    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.4))
+    fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6))
     n = len(series)
     width = 0.8 / n
     xs = list(range(len(groups)))
@@ -123,11 +123,16 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
     ax.set_xticklabels(groups, rotation=35, ha="right", fontsize=8)
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8)
-    if log:
-        ax.set_yscale("symlog", linthresh=0.01)
+    if log:            # slowdowns span 1.3x (profiles) to 100x+ (Capri on the kernels)
+        ax.set_yscale("log")
+        ax.set_ylim(ymin if ymin > 0 else 0.8, top * 2.5)
+        from matplotlib.ticker import ScalarFormatter
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.set_ylabel(ylabel + " (log scale)")
     else:
         ax.set_ylim(ymin, ymin + (top - ymin) * 1.25)
-    ax.set_ylabel(ylabel)
+    if not log:
+        ax.set_ylabel(ylabel)
     ax.set_title(title + "\nbars: mean over seeds; error bars: 95% CI; shaded: class / overall geomean",
                  fontsize=9)
     ax.legend(ncol=min(n, 6), fontsize=8, loc="upper left")
@@ -265,7 +270,7 @@ def main():
     g8 = WORKLOADS + ["mean"]
     write_csv(os.path.join(out, "fig8.csv"), "workload", g8, ["ppa", "lightwsp"], f8)
     bars(plt, os.path.join(out, "fig8.png"), "persim: LightWSP Figure 8, region-level persistence efficiency (eq. 1)",
-         "(T_p - T_wait) / T_p", g8, ["ppa", "lightwsp"], f8, baseline=None)
+         "(T_p - T_wait) / T_p", g8, ["ppa", "lightwsp"], f8, baseline=None, log=False)
     C.add("Fig. 8", "lightwsp efficiency over ppa efficiency, mean of the workloads (V-C: 99.9% / 89.3%)",
           ratio(f8["lightwsp"]["mean"], f8["ppa"]["mean"]).summary(), PAPER["eff_lightwsp"] / PAPER["eff_ppa"])
     C.add("Fig. 8", "ppa efficiency, mean (V-C: 89.3%; 1.0 = all persistence latency hidden)",
@@ -300,7 +305,7 @@ def main():
             ("fig15", f15, "{} GB/s", "Figure 15, LightWSP slowdown vs persist-path bandwidth")]:
         keys = list(d)
         csv_and_png(out, plt, name, "persim: LightWSP " + title, "execution time / baseline", groups, keys, d,
-                    labels={k: lab.format(k) for k in keys}, ymin=0.0)
+                    labels={k: lab.format(k) for k in keys})
     for a_, b_ in [("64", "256"), ("128", "256"), ("64", "128")]:
         C.add("Fig. 11", f"WPQ {a_} over WPQ {b_}, lightwsp slowdown geomean (V-F1: smaller WPQ, higher slowdown)",
               ratio(f11[a_]["geomean"], f11[b_]["geomean"]).summary(), kind="greater")
@@ -336,7 +341,7 @@ def main():
         f16o[str(t)] = o
     o256 = per_rate(rows16, "wpq_overflows", "instructions", 1e4, MT, model="lightwsp", **{"cpu.cores": 64, "wpq": 256})
     o256["mean"] = amean([o256[w] for w in MT])
-    f16o["64, WPQ 256"] = o256
+    f16o["64/WPQ256"] = o256
     keys = [str(t) for t in threads]
     csv_and_png(out, plt, "fig16", "persim: LightWSP Figure 16, LightWSP slowdown vs threads (WPQ 64)",
                 "execution time / baseline (same threads)", MT + ["geomean"], keys, f16,
@@ -344,13 +349,13 @@ def main():
     write_csv(os.path.join(out, "fig16_overflows.csv"), "workload", MT + ["mean"], list(f16o), f16o)
     bars(plt, os.path.join(out, "fig16_overflows.png"), "persim: LightWSP Figure 16, WPQ overflows per 10k instructions",
          "overflows / 10k instructions", MT + ["mean"], list(f16o), f16o,
-         labels={k: (f"{k} threads" if k.isdigit() else k + " entries") for k in f16o}, baseline=None)
+         labels={k: (f"{k} threads" if k.isdigit() else "64 threads, WPQ 256") for k in f16o}, baseline=None, log=False)
     C.add("Fig. 16", "64 threads over 8 threads, lightwsp slowdown geomean (V-F5: overhead grows with threads)",
           ratio(f16["64"]["geomean"], f16["8"]["geomean"]).summary(), kind="greater")
     C.add("Fig. 16", "WPQ overflows per 10k instructions, 64 over 8 threads, mean (V-F5: more overflows)",
           ratio(f16o["64"]["mean"], f16o["8"]["mean"]).summary(), kind="greater")
     C.add("Fig. 16", "overflows at 64 threads, WPQ 64 over WPQ 256, mean (V-F5: 5.22x fewer with 256)",
-          ratio(f16o["64"]["mean"], f16o["64, WPQ 256"]["mean"]).summary(), PAPER["ovf_wpq256"])
+          ratio(f16o["64"]["mean"], f16o["64/WPQ256"]["mean"]).summary(), PAPER["ovf_wpq256"])
 
     # Figure 17
     rows17 = rows_of(out, "fig17")
@@ -510,7 +515,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("![fig16_overflows](fig16_overflows.png)")
     A("")
     L.extend(table(MT + ["mean"], list(F["f16o"]), F["f16o"],
-                   labels={k: (f"{k} threads" if k.isdigit() else k + " entries") for k in F["f16o"]}, nd=3))
+                   labels={k: (f"{k} threads" if k.isdigit() else "64 threads, WPQ 256") for k in F["f16o"]}, nd=3))
     A("")
     m64 = F["f16o"]["64"]["mean"].summary()
     A(f"persim's mean overflow rate at 64 threads is {V.fmt_ci(*m64, 3)} per 10k instructions against the paper's "
@@ -540,14 +545,105 @@ def readme(out, C, F, nruns, bad, timing):
 # and the per-run stats.json); the tables and verdicts above them are regenerated, these sentences
 # are not, so re-read them when a model or workload changes.
 NOTES = {
-    "fig7": "",
-    "fig8": "",
-    "fig9": "",
-    "fig11": "",
-    "fig12": "",
-    "fig13": "",
-    "fig15": "",
-    "fig16": "",
+    "fig7": (
+        "**What the verdicts show:** the ordering of the designs is the paper's: Capri is by far the slowest, and "
+        "LightWSP and PPA are within a few percent of each other on average. **Differs:** the magnitudes. persim's "
+        "overheads are tens to hundreds of percent (PM data-structure kernels 2.5x to 18x), not the paper's 8-9% (and "
+        "Capri's 50%). **Why** (sweep CSV and per-run stats.json, seed 1): (1) *Every design is bound by PM write "
+        "bandwidth, the baseline never writes PM.* The baseline's 4 GB DRAM cache absorbs every store "
+        "(`nvm_write_bytes` = 0 in every none run), while LightWSP, PPA and Capri write every store, checkpoint store "
+        "and PC store to PM as its own 8 B device write (Capri: 64 B). The Table I config's PM write bandwidth is 4.6 "
+        "GB/s in total (persim's assumption: 2 x Optane's 2.3 GB/s from Table III; Table I gives no bandwidth) over 4 "
+        "channels, so one 8 B write occupies a channel's bus for 7 ns. (2) *Only one of each controller's two "
+        "channels is ever used*: with 64 B controller interleaving (`nvm.interleave_bytes`) and the channel picked as "
+        "line mod 2 inside the controller (`cores/nvm.c`), every line of controller 0 is even and every line of "
+        "controller 1 odd, so `bus_utilization` never exceeds 0.50 in any run. Check: `build/persim run --config "
+        "configs/cpu_lightwsp_table1.json --model none --workload prof-cpu2006-mem --set nvm.interleave_bytes=128` "
+        "reaches 0.66 and runs 24% faster (400 -> 304 us). This halves persim's PM bandwidth for every model and looks "
+        "like a modelling bug (not changed here: sc_models/ and cores/ are out of scope). Together: at most ~290 M "
+        "persist writes per second. cpu-arrayswap under LightWSP writes 95.6 k entries to controller 0 in 683.6 us, "
+        "7.15 ns each: the run is exactly PM-write-bus bound; PPA the same (681.5 us), Capri 55.6 ns per entry (5.3 ms). "
+        "(3) *The kernels store fast and in tiny regions.* They run from L1/L2 (the baseline retires cpu-arrayswap's "
+        "~64 k stores in 37 us, 1.7 G stores/s), and their locks (acquire/release end a region) and function markers "
+        "end a region every 3-5 stores (paper: 11.29 stores and 91.33 instructions per region, V-G3), so checkpoint and "
+        "PC stores add 16-42% instructions (paper 7.03%) and make up about two thirds of cpu-arrayswap's persist-path "
+        "writes (183 k writes for ~64 k program stores). The profiles, built to the paper's region statistics, add "
+        "4-9% and stay within 1.4-1.9x. (4) *Cold, short runs*: the memory-intensive profiles touch their 64-128 MiB "
+        "once in 150 k instructions, so the DRAM cache misses 99.7% of the time even in the baseline, which is already "
+        "PM-read bound (bus_utilization 0.50); the persist writes share that bus (+38%). The paper fast-forwards 10 "
+        "billion instructions and simulates 5 billion. **Where LightWSP beats PPA** it is the paper's mechanism: on the "
+        "cache-resident compute profiles PPA's cores wait at every region end (`stall_region_durable`) and LightWSP's "
+        "lazy ordering hides it (cpu2006-comp 1.85 vs 2.48, cpu2017-comp 1.80 vs 2.08). **Where LightWSP loses to PPA** "
+        "(cpu-queue, cpu-hashtable) it is WPQ overflow: with 3 stores per region, 8 cores and 64-entry WPQs the gated "
+        "queues fill with entries of regions whose boundary has not arrived, and LightWSP resolves the deadlock by "
+        "overflow with undo logging (IV-D), 500-1000 overflows per 10k instructions on the kernels, each an extra undo "
+        "write on the saturated bus; the paper reports overflows as rare (V-F5: 1.9 per 10k instructions at 64 "
+        "threads)."),
+    "fig8": (
+        "**What the verdicts show:** LightWSP hides more of the persistence latency than PPA on average, and PPA's mean "
+        "efficiency is close to the paper's 89.3%. **Differs:** LightWSP's mean is about 98%, not 99.9%, and on four "
+        "kernels (cpu-txbank, cpu-arrayswap, cpu-hashtable, cpu-queue) LightWSP's efficiency is *below* PPA's. **Why:** "
+        "the agreement of the means is partly a coincidence of the mix: PPA's low efficiencies come from the SPEC "
+        "profiles (0.60 on the memory-intensive ones, 0.78-0.80 on the compute ones: the core waits at each region end), "
+        "while on the kernels both designs wait mostly on a full front-end buffer (the PM bus is saturated, Figure 7) "
+        "and eq. 1 divides each model's wait by its own T_p: under PPA a region takes longer to become durable "
+        "(cpu-arrayswap: average persist latency at the controller 3.3 us vs LightWSP's 1.9 us), which inflates PPA's "
+        "T_p and so its efficiency. LightWSP's waits on those kernels are front-end-buffer-full stalls behind WPQ "
+        "overflows (Figure 7's note)."),
+    "fig9": (
+        "**Differs:** the ideal PSP is *not* much slower than LightWSP on persim's memory-intensive profiles, so the "
+        "paper's argument for the DRAM cache (PSP +51.2%, LightWSP +3%) is not reproduced. **Why:** the profiles touch "
+        "their 64/128 MiB footprint about once in a run of 150-170 k instructions, so the DRAM cache of the baseline "
+        "and of LightWSP misses 99.7% of its reads (`top.dram_cache.miss_rate`): there is no reuse for it to exploit, "
+        "and PSP loses only what a cold DRAM cache also loses. PSP's slowdown comes from its dirty L2 victims written "
+        "to PM on the read-saturated PM bus (166 KB for prof-cpu2006-mem seed 1), LightWSP's from its persist writes "
+        "on the same bus (250 KB). The paper's benchmarks run 5 billion instructions after a 10-billion-instruction "
+        "fast-forward with the DRAM cache warm; persim would need longer or reuse-heavy profiles to show the effect. "
+        "psp runs with `nvm.front_end = adr_wpq` (fig9.json): with the Table I config's wpq_gate it fails (below)."),
+    "fig11": (
+        "**What the verdicts show:** the paper's trend: the larger the WPQ, the lower LightWSP's slowdown, 256 best. "
+        "**Mechanism in persim:** the store threshold follows the WPQ (half of it), so the profiles' regions grow from "
+        "~25-29 to ~57 and ~105-120 persist writes, and the checkpoint and PC stores, which are PM writes on the "
+        "saturated bus, shrink (prof-cpu2006-comp: 9000 -> 3600 -> 1638 checkpoint instructions). On the kernels the "
+        "regions stay 3-5 stores long (lock and function boundaries), and the gain comes from WPQ overflows "
+        "disappearing (cpu-arrayswap: 34 k -> 442 -> 0 overflows, slowdown 18.3 -> 14.1); cpu-txbank and cpu-btree do "
+        "not change (PM-write bound either way)."),
+    "fig12": (
+        "**Differs:** the paper finds 32 (half the WPQ) best; in persim the slowdown keeps falling up to 48. **Why:** "
+        "persim's cost of a region boundary is its PC and checkpoint stores, which are PM writes on the saturated PM "
+        "bus (Figure 7), so fewer, longer regions always pay off; the paper's trade-off against \"region-level "
+        "persistence efficiency\" (a region larger than the WPQ can take stalls it) does not bind because 48 stores "
+        "still fit the 64-entry WPQ, and the profiles' overflows do not grow (seed 1, threshold 32 -> 48: prof-npb 1148 -> 1010, prof-whisper 2527 -> 1713). The kernels do not react at all above 8-16 "
+        "(their regions end at lock and function boundaries after 3-5 stores, below every threshold)."),
+    "fig13": (
+        "**What the verdicts show:** the paper's \"no significant difference\" between the victim policies holds "
+        "exactly: persim sees no front-end buffer conflict in any run (Table II below is all zeros), so the three "
+        "policies give identical times. The paper reports 0% for CPU2006/2017 and STAMP and at most 0.0031% (NPB) "
+        "elsewhere. In persim the 64-entry front-end buffer holds only the last few hundred nanoseconds of stores, and "
+        "an L1 victim is the least recently used line of its set, which is practically never among them."),
+    "fig15": (
+        "**What the verdicts show:** lower persist-path bandwidth, higher slowdown, as in the paper, on average. "
+        "**But** only the two compute-class SPEC profiles react (cpu2006-comp 1.85 -> 2.45 -> 3.71 from 4 to 1 GB/s): "
+        "they are single-threaded, cache-resident and store-dense, so one core's 4 GB/s path is their bottleneck. "
+        "Every other workload is bound by the PM write bus (Figure 7), which the per-core path bandwidth does not "
+        "change: its slowdown is the same at 1, 2 and 4 GB/s."),
+    "fig16": (
+        "**What the verdicts show:** the paper's directions: LightWSP's slowdown and its WPQ overflow rate grow with "
+        "the number of threads (on average), and a 256-entry WPQ cuts the overflows at 64 threads. **Differs:** the "
+        "rates. persim's 64-thread mean is hundreds of overflows per 10k instructions, not 1.9, and already 8 threads "
+        "overflow hundreds of times per 10k instructions on the lock-based kernels; the 256-entry WPQ removes far more "
+        "of them than the paper's 5.22x (most kernels drop to zero). **Why:** the kernels' regions are 3-5 stores long "
+        "(locks and function markers), so every core has many small regions in flight, and the gated 64-entry WPQs of "
+        "the 2 controllers fill with entries of regions whose boundaries are still behind them on other cores' paths: "
+        "the deadlock case of IV-D, which LightWSP resolves by overflow. The profiles (regions of ~15-30 stores) "
+        "overflow 10-20x less. Not every workload follows the trend: cpu-btree and cpu-queue do not slow down with more threads "
+        "(one lock serialises each of them, so neither the baseline nor LightWSP gains parallelism; cpu-queue's "
+        "LightWSP run even gets faster at 32-64 threads with fewer overflows, 25 k -> 20 k at seed 1, not investigated "
+        "further), and prof-whisper, prof-splash3, prof-npb are flat above 16 threads. Where the slowdown grows most "
+        "(cpu-arrayswap, cpu-hashtable, cpu-txbank) the baseline gains from the extra threads while LightWSP stays "
+        "bound by the PM write bus and overflows more (cpu-arrayswap seed 1: baseline 37 -> 27 us, LightWSP 684 -> 775 "
+        "us, overflows 34 k -> 54 k). "
+        "The same total work is split over more threads (default sizes), so the 64-thread runs are short."),
     "fig17": "",
 }
 
