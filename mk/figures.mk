@@ -17,3 +17,15 @@ figures: build
 
 figures-plot:
 	$(PYTHON) scripts/sbrp_figures.py --persim $(PERSIM) --no-run --out $(FIG_OUT)
+
+# LightWSP evaluation (section V: Figures 7, 8, 9, 11, 12, 13, 15, 16, 17, Table II) on the cpu system:
+# specs in configs/experiments/lightwsp/, raw sweeps in results/lightwsp/raw/, figN.csv/png and README.md
+# in results/lightwsp/ (seeds 1-3, mean and 95% CI, verdicts by scripts/verdict.py; docs/figures.md).
+#   make figures-lightwsp             run the sweeps (points already run are skipped) and redraw
+#   make figures-lightwsp LW_FORCE=1  rerun every point;  LW_JOBS=N  runs at a time (default 1)
+.PHONY: figures-lightwsp
+LW_OUT  ?= results/lightwsp
+LW_JOBS ?= 1
+
+figures-lightwsp: build
+	$(PYTHON) scripts/lightwsp_figures.py --persim $(PERSIM) -j $(LW_JOBS) --out $(LW_OUT) $(if $(filter 1,$(LW_FORCE)),--force)
