@@ -413,7 +413,7 @@ int cmd_crash_regions(const Args &a)
 {
     if (a.workload.empty() == a.trace.empty()) die("crash: give exactly one of --workload or --trace");
     RunSpec s = spec_of(a);
-    s.cfg.set("sim.check_regions", true, "persim crash");
+    s.cfg.set("sim.crash_check", true, "persim crash");
     RunResult r = run_simulation(s);
     const auto &rc = r.stats["region_check"];
     auto v = [&](const char *k) { return rc.contains(k) ? rc[k]["value"].get<double>() : 0.0; };

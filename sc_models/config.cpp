@@ -172,9 +172,10 @@ std::vector<ParamDef> make_schema()
         F("sim.power_fail_ns", 0.0, "ns",
           "cpu system: power fails at this simulated time (0 = never): cores stop, controllers run the IV-F "
           "drain/discard sequence, the run ends when they are done", 0, 1e12),
-        B("sim.check_regions", false,
-          "cpu system: check every distinct crash image of the run against a prefix of committed regions "
-          "(persim crash on the cpu system sets it; docs/checking.md)"),
+        B("sim.crash_check", false,
+          "cpu system: check the persistent state of the run (persim crash on the cpu system sets it; docs/checking.md): "
+          "region models, every distinct crash image against a prefix of committed regions; barrier models (broi), "
+          "durable order against buffered strict persistence"),
         B("persist.promote_block_scope", false,
           "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };

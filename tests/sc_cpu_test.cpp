@@ -19,7 +19,7 @@ RunSpec cpu_spec(const std::string &model, const std::string &workload, const st
 {
     RunSpec s;
     s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/cpu_small.json");
-    s.cfg.set_kv("sim.check_regions=true");
+    s.cfg.set_kv("sim.crash_check=true");
     for (const auto &kv : sets) s.cfg.set_kv(kv);
     s.model = model;
     s.workload = workload;

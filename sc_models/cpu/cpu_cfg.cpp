@@ -46,7 +46,7 @@ CpuCfg CpuCfg::from(const Config &c)
     k.regions.max_live_outs = (uint32_t)c.i("regions.max_live_outs");
     k.regions.instr_per_live_out = (uint32_t)c.i("regions.instr_per_live_out");
     k.power_fail_ps = ns_ps(c.f("sim.power_fail_ns"));
-    k.check_regions = c.b("sim.check_regions");
+    k.crash_check = c.b("sim.crash_check");
     if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");
     return k;
 }

@@ -35,7 +35,7 @@ struct CpuCfg {
     std::string victim_policy_name = "full";
     region_form_cfg regions{};
     uint64_t power_fail_ps = 0;        // sim.power_fail_ns (0 = never)
-    bool check_regions = false;        // sim.check_regions
+    bool crash_check = false;        // sim.crash_check
     static CpuCfg from(const Config &c);
 };
 

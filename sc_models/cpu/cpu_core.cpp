@@ -133,8 +133,13 @@ void CpuCore::on_late_ack(uint64_t token, uint64_t at)
     if (it == outstanding_.end()) return;
     fe_free(token, at);
     const uint32_t region = it->second.region;
+    const uint64_t seq = it->second.seq;
     outstanding_.erase(it);
-    sys_.book().ack(region, at);
+    if (model_.regions) sys_.book().ack(region, at);
+    if (model_.barriers) {
+        live_seqs_.erase(seq);
+        sys_.persist_acked(id_, seq);
+    }
     if (wait_ == Wait::REGION) ev_.notify(ps(std::max(at, now_ps()) - now_ps()));
     if (path_hold_region_ >= 0) path_ev_.notify(SC_ZERO_TIME);
 }
@@ -229,11 +234,25 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
                 it.data[a % 8] = data[b];
                 it.mask |= 1ull << (a % 8);
             }
-            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data);
+            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data, id_, epoch_);
             if (model_.regions) sys_.book().write(it.region);
             uint64_t d64;
             std::memcpy(&d64, it.data, 8);
             fe_buf_push(fe_, w, d64, it.region, &it.seq);      // room checked above
+            if (model_.deps) {
+                auto gone = [&](const std::pair<uint32_t, uint64_t> &d) { return sys_.dep_resolved(d); };
+                carry_deps_.erase(std::remove_if(carry_deps_.begin(), carry_deps_.end(), gone), carry_deps_.end());
+                // the coherence engine's snoop: other threads' unpersisted entries of this line
+                // (persist-persist), plus what earlier loads of this thread depended on
+                it.deps = sys_.line_deps(id_, w * 8 / lb_);
+                it.deps.insert(it.deps.end(), carry_deps_.begin(), carry_deps_.end());
+                if (!it.deps.empty()) ++st_.dep_entries;
+            }
+            if (model_.barriers) {
+                live_seqs_.insert(it.seq);
+                sys_.line_live(id_, w * 8 / lb_, it.seq);
+            }
+            ++epoch_persists_;
             path_q_.push_back(it);
             ++st_.path_writes;
         }
@@ -305,6 +324,14 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
                 return false;
             }
             last = std::max(last, (uint64_t)r);
+            if (model_.deps) {          // RAW: this thread's later persists follow what it read
+                for (const auto &d : sys_.line_deps(id_, a / lb_)) {
+                    auto x = std::find_if(carry_deps_.begin(), carry_deps_.end(),
+                                          [&](const std::pair<uint32_t, uint64_t> &y) { return y.first == d.first; });
+                    if (x == carry_deps_.end()) carry_deps_.push_back(d);
+                    else x->second = std::max(x->second, d.second);
+                }
+            }
         }
         loads_.push(last);
         ++st_.loads;
@@ -375,7 +402,26 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             return false;
         }
         return true;
-    default:          // order, pbarrier, require, mark: boundaries come from the region plan
+    case OPK_ORDER:
+    case OPK_PBARRIER:
+        if (model_.barriers) {
+            // a persist barrier ends the barrier epoch (BROI IV-A); an empty epoch needs none
+            if (epoch_persists_) {
+                PathItem b{};
+                b.boundary = b.barrier = true;
+                path_q_.push_back(b);
+                path_ev_.notify(SC_ZERO_TIME);
+                ++st_.barriers;
+            }
+            ++epoch_;
+            epoch_persists_ = 0;
+            // satisfied RAW dependencies need not be carried further
+            carry_deps_.erase(std::remove_if(carry_deps_.begin(), carry_deps_.end(),
+                                             [&](const std::pair<uint32_t, uint64_t> &d) { return sys_.dep_resolved(d); }),
+                              carry_deps_.end());
+        }
+        return true;
+    default:          // require, mark: boundaries come from the region plan
         return true;
     }
 }
@@ -406,6 +452,11 @@ void CpuCore::path_step()
             if (!sys_.book().durable((uint64_t)path_hold_region_)) return;    // woken by its acks
             path_hold_region_ = -1;
         }
+        if (!it.boundary && model_.deps && !sys_.deps_resolved(it.deps)) {
+            head_blocked_ = true;          // woken when another core's entry is acknowledged
+            return;
+        }
+        head_blocked_ = false;
         const uint64_t free = link_free_at(&link_);
         if (free > now) {
             path_ev_.notify(ps(free - now));
@@ -418,7 +469,9 @@ void CpuCore::path_step()
             flight_.push(Flight{at, flight_seq_++, ctrl, it});
             return at;
         };
-        if (it.boundary) {
+        if (it.boundary && it.barrier) {
+            for (uint32_t c = 0; c < sys_.controllers(); ++c) fly(c);   // a persist barrier (BROI IV-C)
+        } else if (it.boundary) {
             // the boundary goes to every controller (IV-B); persisted once the last one has it
             uint64_t last = 0;
             for (uint32_t c = 0; c < sys_.controllers(); ++c) last = std::max(last, fly(c));
@@ -453,7 +506,8 @@ void CpuCore::deliver_step()
 void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
 {
     if (it.boundary) {
-        sys_.deliver_boundary(ctrl, it.region, id_);
+        if (it.barrier) sys_.deliver_barrier(ctrl, id_);
+        else sys_.deliver_boundary(ctrl, it.region, id_);
         return;
     }
     MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, 8);
@@ -506,6 +560,10 @@ void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
     w.add(g, "victim_waits", fs->victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
     w.add(g, "fe_full", fs->full, "events", "pushes refused by a full front-end buffer");
     w.add(g, "lock_spins", st_.lock_spins, "events", "acquires that found the lock held and waited");
+    if (model_.barriers) {
+        w.add(g, "barriers", st_.barriers, "barriers", "persist barriers sent (ends of non-empty barrier epochs)");
+        w.add(g, "dep_entries", st_.dep_entries, "entries", "persist-buffer entries with inter-thread dependencies");
+    }
     w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
     for (int i = 2; i < kWaits; ++i) {
         std::string n = wait_name((Wait)i);

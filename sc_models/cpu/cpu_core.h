@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <queue>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,9 @@ public:
     void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
     void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
     void power_off();
+    // BROI: no entry with seq <= s is still waiting for its acknowledgement.
+    bool acked_upto(uint64_t s) const { return live_seqs_.empty() || *live_seqs_.begin() > s; }
+    void deps_changed() { if (head_blocked_) path_ev_.notify(sc_core::SC_ZERO_TIME); }
     // Inclusion: drop the line from the L1; true if it was dirty.
     bool invalidate(uint64_t line);
     uint64_t instructions() const { return st_.instr; }
@@ -108,13 +112,15 @@ private:
     uint64_t finish_ps_ = 0;
     // persist path
     struct PathItem {
-        bool boundary;
+        bool boundary;      // a region boundary (LightWSP), or with `barrier` a persist barrier (BROI)
+        bool barrier;
         uint64_t word;      // 8-byte word address (stores)
         uint8_t data[8];
         uint64_t mask;      // bytes of the word written
         uint32_t region;
         uint64_t wid;       // path write id
         uint64_t seq;       // its fe_buf entry
+        std::vector<std::pair<uint32_t, uint64_t>> deps;   // BROI: (core, entry seq) it waits for
     };
     std::deque<PathItem> path_q_;           // front-end buffer entries not yet sent (and boundaries)
     struct Out { uint64_t seq; uint32_t region; bool freed; };
@@ -138,13 +144,19 @@ private:
     uint64_t flight_seq_ = 0;
     int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
     uint32_t lane_ = 0;                     // next lane of a vector store that stalled
+    // BROI persist buffer (IV-C): entries not yet acknowledged (by seq), the barrier epoch, the
+    // dependencies a load picked up (RAW: later persists of this thread wait for them)
+    std::set<uint64_t> live_seqs_;
+    std::vector<std::pair<uint32_t, uint64_t>> carry_deps_;
+    uint64_t epoch_ = 0, epoch_persists_ = 0;
+    bool head_blocked_ = false;
     bool barrier_waiting_ = false;
     uint64_t barrier_gen_ = 0;
     // statistics
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
         uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
-        uint64_t lock_spins = 0;
+        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, dep_blocked_ps = 0;
         uint64_t wait_ps[10] = {0};
     } st_;
     friend class CpuSystem;

@@ -44,7 +44,9 @@ void CpuL2::b_transport(int, tlm::tlm_generic_payload &gp, sc_time &delay)
                 ++st_.back_inval;
                 dirty = back_invalidate(old) || dirty;
             }
-            if (dirty) {
+            if (dirty && drop_dirty) {
+                ++st_.dropped;
+            } else if (dirty) {
                 ++st_.writebacks;
                 line_access(isock, true, old, lb_, t);   // write-back in the background
             }
@@ -68,6 +70,7 @@ void CpuL2::report(StatsWriter &w, uint64_t) const
     w.add(g, "read_misses", st_.read_misses, "accesses", "reads that missed");
     w.add(g, "write_misses", st_.write_misses, "accesses", "write-backs that missed (allocated without a fetch)");
     w.add(g, "writebacks", st_.writebacks, "lines", "dirty lines written down on eviction");
+    w.add(g, "dropped_evictions", st_.dropped, "lines", "dirty victims dropped (the persist path persists them)");
     w.add(g, "miss_rate", st_.reads ? (double)st_.read_misses / st_.reads : 0, "-", "read miss ratio");
 }
 

@@ -57,6 +57,9 @@ public:
     tlm_utils::simple_initiator_socket<CpuL2> isock;           // DRAM cache, or PM (no DRAM cache)
     // Back-invalidation of a line in every L1 (inclusion); returns true if some L1 held it dirty.
     std::function<bool(uint64_t line)> back_invalidate;
+    // Dirty victims are dropped, not written down (no DRAM cache, and the model persists through its
+    // own path: its stores reach PM in the order it enforces, a write-back would bypass it).
+    bool drop_dirty = false;
     CpuL2(sc_core::sc_module_name n, const CpuCfg &c);
     void report(StatsWriter &w, uint64_t sim_ps) const;
 
@@ -66,7 +69,7 @@ private:
     uint32_t lb_;
     uint64_t hit_ps_, busy_ps_, free_ps_ = 0;
     struct {
-        uint64_t reads = 0, writes = 0, read_misses = 0, write_misses = 0, writebacks = 0, back_inval = 0;
+        uint64_t reads = 0, writes = 0, read_misses = 0, write_misses = 0, writebacks = 0, back_inval = 0, dropped = 0;
     } st_;
 };
 

@@ -25,10 +25,18 @@ struct CpuModel {
     bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PSP without one
     bool drop_llc_evictions;  // dirty DRAM-cache (LLC) evictions are dropped, not written to PM (IV-G)
     bool ungated;             // the controllers' WPQ gate is disabled (broken variant for crash checks)
+    // BROI (broi-persistence-parallelism.md): `order` ends a barrier epoch, whose barrier follows
+    // the epoch's persists on the path to the controller (IV-C); the persist buffer records
+    // inter-thread dependencies (persist-persist, epoch-persist, IV-C 1) and releases an entry only
+    // when they are resolved; entries are freed by the controller's acknowledgement.
+    bool barriers = false;
+    bool deps = false;
+    const char *sets = "";    // further configuration the model runs with ("key=value;key=value")
 };
 
 // One per file under sc_models/cpu/models/ (defined there, listed in cpu_model.cpp).
 extern const CpuModel kCpuNone, kCpuLightwsp, kCpuLightwspUngated, kCpuPpa, kCpuCapri, kCpuPsp;
+extern const CpuModel kCpuBroi, kCpuBroiEpoch, kCpuBroiNodeps;
 
 const std::vector<const CpuModel *> &all_cpu_models();     // sc_models/cpu/cpu_model.cpp
 const CpuModel *find_cpu_model(const std::string &name);

@@ -14,6 +14,13 @@ Config with_model(const Config &c, const CpuModel &m)
     Config cc = c;
     if (m.front_end[0]) cc.set("nvm.front_end", m.front_end, std::string("model ") + m.name);
     if (m.ungated) cc.set("wpq_gate.ungated", true, std::string("model ") + m.name);
+    std::string sets = m.sets;
+    for (size_t a = 0; a < sets.size();) {
+        size_t b = sets.find(';', a);
+        if (b == std::string::npos) b = sets.size();
+        if (b > a) cc.set_kv(sets.substr(a, b - a), std::string("model ") + m.name);
+        a = b + 1;
+    }
     return cc;
 }
 }
@@ -25,7 +32,8 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
 {
     ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
     rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
-    if (cfg_.check_regions) check_ = std::make_unique<RegionCheck>(backing);
+    if (cfg_.crash_check && m.regions) check_ = std::make_unique<RegionCheck>(backing);
+    if (cfg_.crash_check && m.barriers) bsp_ = std::make_unique<BspCheck>();
     pm_ = std::make_unique<PmControllers>(cc_, pm_img_);
     l2_ = std::make_unique<CpuL2>("l2", cfg_);
     if (m.dram_cache && cfg_.use_dram_cache) {
@@ -36,6 +44,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         dc_->pm_isock.bind(pm_->router->tsock);
     } else {
         l2_->isock.bind(pm_->router->tsock);
+        l2_->drop_dirty = m.drop_llc_evictions;
     }
     for (uint32_t i = 0; i < cfg_.cores; ++i) {
         cores_.push_back(std::make_unique<CpuCore>(("core" + std::to_string(i)).c_str(), i, cfg_, m, *this));
@@ -50,6 +59,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         for (auto &c : cores_) c->wake();
     };
     tee_.a = check_.get();
+    tee_.c = bsp_.get();
     pm_->set_durable_sink(&tee_);
     SC_METHOD(start_kernel);
     sensitive << start_ev_;
@@ -126,11 +136,49 @@ void CpuSystem::functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) cons
     mem_read(img_, addr, v, bytes);
 }
 
-uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8])
+uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t core,
+                                   uint64_t epoch)
 {
     const uint64_t wid = next_wid_++;
     if (check_) check_->path_write(wid, region, word, mask, data);
+    if (bsp_) bsp_->path_write(wid, core, epoch, word * 8 / cfg_.sys.line_bytes, vorder_++);
     return wid;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> CpuSystem::line_deps(uint32_t core, uint64_t line) const
+{
+    std::vector<std::pair<uint32_t, uint64_t>> d;
+    auto it = live_lines_.find(line);
+    if (it == live_lines_.end()) return d;
+    for (auto &e : it->second) {
+        if (e.first == core) continue;
+        auto x = std::find_if(d.begin(), d.end(), [&](const auto &y) { return y.first == e.first; });
+        if (x == d.end()) d.push_back(e);
+        else x->second = std::max(x->second, e.second);
+    }
+    return d;
+}
+
+void CpuSystem::line_live(uint32_t core, uint64_t line, uint64_t seq)
+{
+    live_lines_[line].push_back({core, seq});
+    live_line_of_[(uint64_t)core << 40 | seq] = line;
+}
+
+void CpuSystem::persist_acked(uint32_t core, uint64_t seq)
+{
+    auto it = live_line_of_.find((uint64_t)core << 40 | seq);
+    if (it == live_line_of_.end()) return;
+    auto &v = live_lines_[it->second];
+    v.erase(std::remove(v.begin(), v.end(), std::make_pair(core, seq)), v.end());
+    if (v.empty()) live_lines_.erase(it->second);
+    live_line_of_.erase(it);
+    for (auto &c : cores_) c->deps_changed();
+}
+
+void CpuSystem::deliver_barrier(uint32_t ctrl, uint32_t src)
+{
+    pm_->ctrls[ctrl]->deliver_with_writes(now_ps(), McMsg{McMsg::BARRIER, 0, src});
 }
 
 void CpuSystem::boundary_sent(uint32_t region, uint64_t last_ps)
@@ -197,11 +245,13 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     if (dc_) dc_->report(w, sim_ps);
     if (dram_) dram_->report(w, sim_ps);
     pm_->report(w, sim_ps);
-    if (check_) {
-        if (!check_done_) check_->finish();
+    if (!check_done_) {
+        if (check_) check_->finish();
+        if (bsp_) bsp_->finish();
         check_done_ = true;
-        check_->report(w);
     }
+    if (check_) check_->report(w);
+    if (bsp_) bsp_->report(w);
     const std::string g = "summary";
     const double cycles = (double)exec_done_ps_ / (double)cfg_.period_ps;
     const double instr = w.sum("top.core", "", "instructions");

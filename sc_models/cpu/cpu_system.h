@@ -16,6 +16,7 @@
 #include "cpu_model.h"
 #include "mem_ctrl.h"
 #include "region_book.h"
+#include "bsp_check.h"
 #include "region_check.h"
 #include "stats.h"
 #include "system.h"
@@ -51,7 +52,20 @@ public:
     uint64_t barrier_arrive();
     bool barrier_passed(uint64_t gen) const { return barrier_gen_ > gen; }
     void thread_done(CpuCore *c);
-    uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8]);
+    uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t core,
+                            uint64_t epoch);
+    // BROI persist buffers (IV-C): the coherence engine's view of unpersisted entries per line.
+    std::vector<std::pair<uint32_t, uint64_t>> line_deps(uint32_t core, uint64_t line) const;
+    void line_live(uint32_t core, uint64_t line, uint64_t seq);
+    void persist_acked(uint32_t core, uint64_t seq);
+    bool dep_resolved(const std::pair<uint32_t, uint64_t> &d) const { return cores_[d.first]->acked_upto(d.second); }
+    bool deps_resolved(const std::vector<std::pair<uint32_t, uint64_t>> &d) const
+    {
+        for (auto &x : d)
+            if (!dep_resolved(x)) return false;
+        return true;
+    }
+    void deliver_barrier(uint32_t ctrl, uint32_t src);
     uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
     MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
     uint32_t controllers() const { return (uint32_t)pm_->ctrls.size(); }
@@ -77,14 +91,19 @@ private:
     std::vector<std::unique_ptr<CpuCore>> cores_;
     RegionBook book_;
     std::unique_ptr<RegionCheck> check_;
+    std::unique_ptr<BspCheck> bsp_;
+    std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, uint64_t>>> live_lines_;   // line -> (core, seq)
+    std::unordered_map<uint64_t, uint64_t> live_line_of_;   // core << 40 | seq -> line
+    uint64_t vorder_ = 0;
     bool check_done_ = false;
     struct Tee : DurableSink {
-        DurableSink *a = nullptr, *b = nullptr;
+        DurableSink *a = nullptr, *b = nullptr, *c = nullptr;
         void on_durable(uint64_t, uint64_t, const uint8_t *, const uint64_t *, uint32_t, int) override {}
         void on_durable_ids(uint64_t at, uint64_t addr, const uint8_t *d, const uint64_t *m, uint32_t lb, int r,
                             const uint32_t *w) override
         {
             if (a) a->on_durable_ids(at, addr, d, m, lb, r, w);
+            if (c) c->on_durable_ids(at, addr, d, m, lb, r, w);
             if (b) b->on_durable_ids(at, addr, d, m, lb, r, w);
         }
     } tee_;

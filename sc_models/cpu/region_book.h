@@ -4,7 +4,7 @@
 // acknowledgements; when a region is durable. Flow control (persim's, not the paper's): a core
 // takes a new ID only within `window` regions of the oldest region not yet durable, the window
 // the controllers' WPQ gates track (wpq_gate.regions).
-// With sim.check_regions it also keeps every path write (address, bytes) per region for the
+// With sim.crash_check it also keeps every path write (address, bytes) per region for the
 // crash check (region_check.h).
 #pragma once
 #include <cstdint>

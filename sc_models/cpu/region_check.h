@@ -1,4 +1,4 @@
-// The crash check of the cpu system (sim.check_regions; `persim crash` on system.kind=cpu;
+// The crash check of the cpu system (sim.crash_check; `persim crash` on system.kind=cpu;
 // docs/checking.md). LightWSP's promise (III-A, IV-F): whenever power fails, PM holds exactly the
 // stores of a prefix of the regions in region-ID order (the order the controllers commit), so each
 // thread resumes from its last committed region and threads agree at synchronisation (a region

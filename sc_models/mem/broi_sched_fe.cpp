@@ -5,8 +5,8 @@
 //
 // Mapping:
 //   entry    a write of requester (hardware thread) r goes to local entry r % broi.local_entries
-//            (IV-E: one entry per thread). Remote entries (broi.remote_entries) exist in the core but
-//            no local writer uses them; RDMA writers will.
+//            (IV-E: one entry per thread); a remote writer (requester >= kRemoteRequester, an RDMA
+//            channel) goes to remote entry channel % broi.remote_entries.
 //   unit     {bank, tag}: bank = the device bank of the address as cores/nvm computes it
 //            (nvm_bank_of: (addr / row_bytes) % nvm.banks), masked to the core's bank count. The core
 //            has a power of two <= 16 banks: nvm.banks when it is one, otherwise the largest power of
@@ -29,11 +29,13 @@
 // of a later barrier set of the same entry starts on the device no earlier than every write of
 // the earlier sets of that entry has completed, so durability follows epoch order per thread.
 #include "broi_sched_fe.h"
+#include "mem_ctrl.h"
 #include <algorithm>
 #include <deque>
 #include <functional>
 #include <queue>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 #include <cmath>
 extern "C" {
@@ -74,7 +76,7 @@ public:
 
     uint64_t write(uint64_t t, const McWrite &w) override
     {
-        const uint32_t e = (uint32_t)((w.requester < 0 ? 0 : w.requester) % (int)broi_sched_config(s_)->local_entries);
+        const uint32_t e = entry_of(w.requester);
         const uint32_t bank = port_.device_bank_of(w.addr) & (broi_sched_config(s_)->banks - 1);
         ent_[e].wait.push_back(Op{false, w.id, w.addr, w.bytes, bank});
         accept(t);
@@ -84,10 +86,20 @@ public:
 
     bool read(uint64_t, uint64_t, uint64_t *) override { return false; }   // data stays in the persist buffer
 
+    // Local requester r: local entry r % local_entries; remote (RDMA channel c = r - kRemoteRequester):
+    // remote entry c % remote_entries (IV-E), or a local one when the core has no remote entries.
+    uint32_t entry_of(int r) const
+    {
+        const broi_sched_cfg *c = broi_sched_config(s_);
+        if (r >= kRemoteRequester && c->remote_entries)
+            return c->local_entries + (uint32_t)(r - kRemoteRequester) % c->remote_entries;
+        return (uint32_t)((r < 0 ? 0 : r) % (int)c->local_entries);
+    }
+
     void message(uint64_t t, const McMsg &m) override
     {
         if (m.kind != McMsg::BARRIER) return;
-        const uint32_t e = m.src % broi_sched_config(s_)->local_entries;
+        const uint32_t e = entry_of((int)m.src);
         ent_[e].wait.push_back(Op{true, 0, 0, 0, 0});
         accept(t);
         kick(t);
@@ -130,6 +142,13 @@ public:
     }
 
 private:
+    std::unordered_map<uint64_t, uint64_t> line_done_;   // line -> completion of its last write
+    void prune_lines(uint64_t t)
+    {
+        for (auto it = line_done_.begin(); it != line_done_.end();)
+            it = it->second <= t ? line_done_.erase(it) : std::next(it);
+    }
+
     static constexpr uint64_t kNone = UINT64_MAX;
     struct Op {
         bool barrier;
@@ -225,7 +244,14 @@ private:
             }
             const uint64_t start = std::max(t, en.floor);
             barrier_wait_ps_ += start - t;
-            const uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
+            uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
+            // Writes of one line complete in issue order (a controller does not let a later write
+            // of an address overtake an earlier one, e.g. a row hit behind a row miss).
+            const uint64_t line = sl.addr / port_.config().line_bytes;
+            auto lw = line_done_.find(line);
+            if (lw != line_done_.end()) done = std::max(done, lw->second);
+            line_done_[line] = done;
+            if (line_done_.size() > 4096) prune_lines(t);
             en.set_done = std::max(en.set_done, done);
             inflight_.push(done);
             sl.used = false;

@@ -27,6 +27,9 @@ namespace persim {
 struct MemCtrlCfg;   // mem_ctrl.h: the controller's configuration (read once from the Config)
 
 constexpr uint64_t kAckLater = UINT64_MAX;
+// Requester ids from kRemoteRequester up are remote writers (RDMA channel = id - kRemoteRequester):
+// front ends with remote queues (broi) put them there.
+constexpr int kRemoteRequester = 1 << 20;
 
 // A write as a front end sees it.
 struct McWrite {
