@@ -152,6 +152,9 @@ uint64_t check_log_protocol(const persim_prog *p, uint32_t warp, bool redo, bool
 }
 
 class Broi : public ::testing::TestWithParam<const char *> {};
+class BroiRemote : public ::testing::TestWithParam<const char *> {};   // hybrid + client profiles
+class BroiLogged : public ::testing::TestWithParam<const char *> {};   // local + hybrid
+class BroiClient : public ::testing::TestWithParam<const char *> {};   // client profiles
 class BroiShape : public ::testing::TestWithParam<std::tuple<const char *, uint32_t, uint32_t>> {};
 
 } // namespace
@@ -161,9 +164,10 @@ TEST(WlBroiRegistry, InTheCpuTableAfterTheOthers)
     const persim_workload *const *all = wl_cpu_all();
     std::vector<std::string> broi;
     size_t n = 0;
-    for (; all[n]; n++)
+    for (; all[n]; n++) {
         if (std::strncmp(all[n]->name, "broi-", 5) == 0) broi.push_back(all[n]->name);
         else EXPECT_TRUE(broi.empty()) << "BROI workloads come last";
+    }
     const auto names = all_names();
     ASSERT_EQ(broi.size(), names.size());
     for (size_t i = 0; i < names.size(); i++) {
@@ -197,14 +201,19 @@ TEST_P(BroiShape, BuildsValidScalarRunsAndVerifies)
             ASSERT_EQ(o.elem, 8u);
             ASSERT_GE(o.addr, PERSIM_PM_BASE) << "all data lives in PM";
         }
-        if (o.kind == OPK_ACQUIRE || o.kind == OPK_RELEASE) ASSERT_EQ(o.scope, SCOPE_SYSTEM);
+        if (o.kind == OPK_ACQUIRE || o.kind == OPK_RELEASE) {
+            ASSERT_EQ(o.scope, SCOPE_SYSTEM);
+        }
     }
     const std::string n = name;
     for (uint32_t s = 0; s < T + R; s++) {
         const persim_stream *st = prog_stream(b->p, &b->p->kernels[0], 0, s);
         const bool busy = s < T ? !is_remote(n) : !is_local(n);
-        if (busy) EXPECT_GT(st->end, st->begin) << name << " stream " << s;
-        else EXPECT_EQ(st->end, st->begin) << name << " stream " << s;
+        if (busy) {
+            EXPECT_GT(st->end, st->begin) << name << " stream " << s;
+        } else {
+            EXPECT_EQ(st->end, st->begin) << name << " stream " << s;
+        }
     }
     std::string e;
     Img fin = run_prog(b->p, b->init, kMaxSteps, &e);
@@ -248,7 +257,6 @@ TEST(WlBroi, SemanticCheckNamesTheStructure)
         Chunks c = chunks(b->p, 0);
         ASSERT_GE(c.ep.size(), 3u);
         const persim_op *o = c.ep[c.ep.size() - 2].back();
-        if (is_redo(name)) o = c.ep[c.ep.size() - 2].back();
         Img bad(mem_clone(fin.get()));
         mem_write_u64(bad.get(), o->addr, mem_read_u64(bad.get(), o->addr) + 12345);
         const std::string r = verify(*b, bad.get());
@@ -293,9 +301,8 @@ TEST_P(Broi, Refusals)
 
 // Remote streams: only st / order / compute; every rdma_pwrite is a contiguous run of stores ended
 // by order (no store is left open before think time or at the end of the stream).
-TEST_P(Broi, RemoteStreamsArePwritesEndedByOrder)
+TEST_P(BroiRemote, RemoteStreamsArePwritesEndedByOrder)
 {
-    if (is_local(GetParam())) GTEST_SKIP() << "no remote streams";
     const uint32_t T = 2, R = 2;
     auto b = bbuild(GetParam(), T, R);
     ASSERT_EQ(b->rc, 0) << b->err;
@@ -308,7 +315,9 @@ TEST_P(Broi, RemoteStreamsArePwritesEndedByOrder)
             ASSERT_TRUE(o.kind == OPK_ST || o.kind == OPK_ORDER || o.kind == OPK_COMPUTE)
                 << GetParam() << " remote stream " << r << " has " << op_kind_name(o.kind);
             if (o.kind == OPK_ST) {
-                if (open) ASSERT_EQ(o.addr, prev + 8) << "an rdma_pwrite is one contiguous block";
+                if (open) {
+                    ASSERT_EQ(o.addr, prev + 8) << "an rdma_pwrite is one contiguous block";
+                }
                 open = true;
                 prev = o.addr;
             } else if (o.kind == OPK_ORDER) {
@@ -327,10 +336,9 @@ TEST_P(Broi, RemoteStreamsArePwritesEndedByOrder)
 // Local and hybrid: every stream follows the undo / redo protocol of wl_broi.h (hybrid remote
 // streams too, with the in-place epoch split into contiguous pwrites); local streams take their
 // ticket locks in pairs.
-TEST_P(Broi, LogProtocolShape)
+TEST_P(BroiLogged, LogProtocolShape)
 {
     const std::string n = GetParam();
-    if (is_remote(n)) GTEST_SKIP() << "client profiles: see RemoteEpochSizes";
     const uint32_t T = 4, R = is_hybrid(n) ? 2 : 0;
     auto b = bbuild(GetParam(), T, R);
     ASSERT_EQ(b->rc, 0) << b->err;
@@ -395,12 +403,36 @@ TEST(WlBroi, LogStoreThenOrderThenInPlace)
     }
 }
 
+// Undo records hold the value the word had before the transaction (and redo records the new one,
+// checked in LogProtocolShape): one thread, so its stream order is the execution order.
+TEST(WlBroi, UndoRecordsHoldTheOldValues)
+{
+    for (const char *name : kLocal) {
+        if (is_redo(name)) continue;
+        auto b = bbuild(name, 1, 0);
+        ASSERT_EQ(b->rc, 0) << b->err;
+        Img img(mem_clone(b->init));
+        Chunks c = chunks(b->p, 0);
+        ASSERT_EQ(c.ep.size() % 3, 0u);
+        uint64_t checked = 0;
+        for (size_t k = 0; k < c.ep.size(); k += 3) {
+            const auto &rec = c.ep[k];
+            for (size_t i = 0; i + 2 < rec.size(); i += 3) {
+                ASSERT_EQ(mem_read_u64(img.get(), rec[i]->val), rec[i + 1]->val) << name << ": undo record " << i / 3;
+                checked++;
+            }
+            for (size_t e = k; e < k + 3; e++)
+                for (const persim_op *o : c.ep[e]) mem_write_u64(img.get(), o->addr, o->val);
+        }
+        EXPECT_GT(checked, 0u);
+    }
+}
+
 // Client profiles: every write transaction is items x log pwrite (elem/8 + 2 stores), items x data
 // pwrite (elem/8), [link (1)], commit (1); the write ratio of each channel is Table IV's.
-TEST_P(Broi, RemoteEpochSizes)
+TEST_P(BroiClient, RemoteEpochSizes)
 {
     const std::string n = GetParam();
-    if (!is_remote(n)) GTEST_SKIP();
     struct Cfg { uint32_t items, elem, meta, wlo, whi; };
     std::map<std::string, Cfg> cfg = {
         { "broi-ycsb", { 1, 1024, 0, 50, 80 } },        { "broi-tpcc", { 3, 512, 1, 20, 40 } },
@@ -461,8 +493,25 @@ TEST_P(Broi, DefaultSizeRunsAndVerifies)
     EXPECT_EQ(verify(*b, fin.get()), "ok");
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Broi, ::testing::ValuesIn(all_names()),
-                         [](const ::testing::TestParamInfo<const char *> &i) { return tname(i.param); });
+namespace {
+std::string pname(const ::testing::TestParamInfo<const char *> &i) { return tname(i.param); }
+std::vector<const char *> remote_names()
+{
+    std::vector<const char *> v(std::begin(kHybrid), std::end(kHybrid));
+    v.insert(v.end(), std::begin(kRemote), std::end(kRemote));
+    return v;
+}
+std::vector<const char *> logged_names()
+{
+    std::vector<const char *> v(std::begin(kLocal), std::end(kLocal));
+    v.insert(v.end(), std::begin(kHybrid), std::end(kHybrid));
+    return v;
+}
+} // namespace
+INSTANTIATE_TEST_SUITE_P(All, Broi, ::testing::ValuesIn(all_names()), pname);
+INSTANTIATE_TEST_SUITE_P(All, BroiRemote, ::testing::ValuesIn(remote_names()), pname);
+INSTANTIATE_TEST_SUITE_P(All, BroiLogged, ::testing::ValuesIn(logged_names()), pname);
+INSTANTIATE_TEST_SUITE_P(All, BroiClient, ::testing::ValuesIn(kRemote), pname);
 
 namespace {
 std::vector<std::tuple<const char *, uint32_t, uint32_t>> shapes()
