@@ -23,6 +23,7 @@ extern "C" {
 
 #define BX_MAX_REMOTE 8u         /* RDMA channels (the paper's remote BROI queue has 2 entries) */
 #define BX_MAXW       256u       /* words in one transaction's write set */
+#define BX_MAXR       1024u      /* distinct words loaded in one transaction (more: loaded again) */
 #define BX_REC        24u        /* log record {addr, value, seq} */
 #define BX_LOG_BYTES  (16u + BX_MAXW * BX_REC)   /* header {commit_seq, applied_seq} + records */
 
@@ -34,6 +35,8 @@ typedef struct bx {
     uint64_t seq;                /* transactions committed so far */
     uint32_t nw;
     uint64_t wa[BX_MAXW], wv[BX_MAXW];
+    uint32_t nr;                 /* words loaded in this transaction (loaded once: then in registers / L1) */
+    uint64_t ra[BX_MAXR];
     int      overflow;
 } bx;
 
@@ -42,7 +45,8 @@ typedef struct bx {
 int      bx_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, int need_remote,
                      const mem_image *init, char *err, size_t errlen);
 void     bx_init(bx *b, cpu_gen *g, uint32_t stream, int remote, int redo, uint64_t log);
-/* Reads a word (the transaction's own pending write if any). A local stream emits ld. */
+/* Reads a word (the transaction's own pending write if any). A local stream emits ld the first time
+ * the transaction reads or writes the word (a re-read is a register / L1 hit, not modelled). */
 uint64_t bx_rd(bx *b, uint64_t addr);
 /* The same without an op (the generator's bookkeeping). */
 uint64_t bx_peek(const bx *b, uint64_t addr);

@@ -53,7 +53,14 @@ uint64_t bx_peek(const bx *b, uint64_t addr)
 
 uint64_t bx_rd(bx *b, uint64_t addr)
 {
-    if (!b->remote) cpu_ld(b->g, b->s, addr, 8);
+    if (!b->remote && bx_find(b, addr) < 0) {
+        uint32_t i = 0;
+        while (i < b->nr && b->ra[i] != addr) i++;
+        if (i == b->nr) {
+            cpu_ld(b->g, b->s, addr, 8);
+            if (b->nr < BX_MAXR) b->ra[b->nr++] = addr;
+        }
+    }
     return bx_peek(b, addr);
 }
 
@@ -102,7 +109,7 @@ static int cmp_u64(const void *x, const void *y)
 
 void bx_commit(bx *b)
 {
-    if (b->nw == 0) return;
+    if (b->nw == 0) { b->nr = 0; return; }
     cpu_gen *g = b->g;
     const uint64_t seq = ++b->seq;
     /* log records: one epoch (locally) / one rdma_pwrite (remote: contiguous) */
@@ -135,4 +142,5 @@ void bx_commit(bx *b)
     cpu_st(g, b->s, b->redo ? b->log + 8 : b->log, 8, seq);   /* undo: commit; redo: applied (clear) */
     order(b);
     b->nw = 0;
+    b->nr = 0;
 }
