@@ -30,10 +30,9 @@ enum { K_HASH, K_RBT, K_SPS, K_BPT, K_SSCA };
 /* ---- parameters (one row per Table IV micro-benchmark) -------------------------------------------
  * footprint: Table IV's "Footprint" column. The paper gives no value sizes, epoch sizes or logging
  * kind per benchmark; the values below are ours:
- *  - logging: the paper's microbenchmarks come from NV-Heaps [13] (hash: undo log), Kiln [59]
- *    (RB-tree, SPS), STX B+tree [9] and SSCA2 [7] (STAMP-style transactions); we give the search /
- *    insert / remove structures undo logging and the swap / graph transactions redo logging, so both
- *    protocols of section II-A are exercised.
+ *  - logging: the paper does not say; our choice: undo for the search / insert / remove structures
+ *    (hash, RB-tree, B+tree), redo for the swap and graph transactions (SPS, SSCA2), so both
+ *    protocols of section II-A occur.
  *  - val: bytes of the value stored with a key / per array element (8 B: WHISPER [39] finds most
  *    epochs hold a single 8-byte persist).
  *  - the key range (entries, vertices) is the footprint's: K = 2 * footprint / element bytes (with
