@@ -19,6 +19,7 @@
 
 #include "func_exec.h"
 #include "workload.h"
+#include "wl_broi.h"
 #include "wl_test_util.h"
 
 namespace {
@@ -107,15 +108,16 @@ uint64_t check_log_protocol(const persim_prog *p, uint32_t warp, bool redo, bool
     uint64_t tx = 0, last_seq = 0;
     while (k < c.ep.size()) {
         const auto &rec = c.ep[k++];
-        if (rec.empty() || rec.size() % 3) { *err = "log epoch of " + std::to_string(rec.size()) + " stores"; return 0; }
-        const size_t n = rec.size() / 3;
+        if (rec.empty() || rec.size() % 4) { *err = "log epoch of " + std::to_string(rec.size()) + " stores"; return 0; }
+        const size_t n = rec.size() / 4;
         std::map<uint64_t, uint64_t> logged;   // addr -> logged value
-        const uint64_t seq = rec[2]->val;
+        const uint64_t seq = rec[2]->val;   // record {addr, value, seq, check}
         for (size_t i = 0; i < n; i++) {
-            for (int f = 0; f < 3; f++)
-                if (rec[3 * i + f]->addr != rec[0]->addr + 24 * i + 8 * f) { *err = "log records not contiguous"; return 0; }
-            if (rec[3 * i + 2]->val != seq) { *err = "records of one transaction with different seq"; return 0; }
-            logged[rec[3 * i]->val] = rec[3 * i + 1]->val;
+            for (int f = 0; f < 4; f++)
+                if (rec[4 * i + f]->addr != rec[0]->addr + 32 * i + 8 * f) { *err = "log records not contiguous"; return 0; }
+            if (rec[4 * i + 2]->val != seq) { *err = "records of one transaction with different seq"; return 0; }
+            if (rec[4 * i + 3]->val != bx_check(rec[4 * i]->val, rec[4 * i + 1]->val, seq)) { *err = "record check word"; return 0; }
+            logged[rec[4 * i]->val] = rec[4 * i + 1]->val;
         }
         if (seq != last_seq + 1) { *err = "transaction seq " + std::to_string(seq) + " after " + std::to_string(last_seq); return 0; }
         last_seq = seq;
@@ -417,14 +419,92 @@ TEST(WlBroi, UndoRecordsHoldTheOldValues)
         uint64_t checked = 0;
         for (size_t k = 0; k < c.ep.size(); k += 3) {
             const auto &rec = c.ep[k];
-            for (size_t i = 0; i + 2 < rec.size(); i += 3) {
-                ASSERT_EQ(mem_read_u64(img.get(), rec[i]->val), rec[i + 1]->val) << name << ": undo record " << i / 3;
+            for (size_t i = 0; i + 3 < rec.size(); i += 4) {
+                ASSERT_EQ(mem_read_u64(img.get(), rec[i]->val), rec[i + 1]->val) << name << ": undo record " << i / 4;
                 checked++;
             }
             for (size_t e = k; e < k + 3; e++)
                 for (const persim_op *o : c.ep[e]) mem_write_u64(img.get(), o->addr, o->val);
         }
         EXPECT_GT(checked, 0u);
+    }
+}
+
+// Crash consistency of the log protocol (wl_broi.h): one stream run alone (its stores in stream
+// order), a crash after every epoch boundary of the first transactions with several subsets of the
+// next epoch's stores persisted (none, the first, all but the last, every other one), then the
+// recovery of wl_broi.h on the crash image: every word the transaction updates in place must hold
+// its value from before the transaction, or, if the commit word reached PM, from after it.
+namespace {
+void crash_check(const char *name, const Built &b, uint32_t warp, bool redo, uint64_t max_tx)
+{
+    Chunks c = chunks(b.p, warp);
+    Img cur(mem_clone(b.init));
+    size_t k = 0;
+    uint64_t tx = 0, crashes = 0;
+    while (k < c.ep.size() && tx < max_tx) {
+        // the epochs of this transaction
+        const size_t n = c.ep[k].size() / 4;
+        const uint64_t log = c.ep[k][0]->addr - 16;
+        size_t end = k + 1 + (redo ? 1 : 0), inplace = 0;
+        while (inplace < n) inplace += c.ep[end++].size();
+        end++;   // commit / clear
+        Img next(mem_clone(cur.get()));
+        for (size_t e = k; e < end; e++)
+            for (const persim_op *o : c.ep[e]) mem_write_u64(next.get(), o->addr, o->val);
+        std::set<uint64_t> words;
+        for (size_t i = 0; i < n; i++) words.insert(c.ep[k][4 * i]->val);
+        for (size_t e = k; e < end; e++) {
+            const auto &ep = c.ep[e];
+            for (int variant = 0; variant < 4; variant++) {
+                Img img(mem_clone(cur.get()));
+                for (size_t f = k; f < e; f++)
+                    for (const persim_op *o : c.ep[f]) mem_write_u64(img.get(), o->addr, o->val);
+                for (size_t i = 0; i < ep.size(); i++) {
+                    const bool keep = variant == 0 ? false : variant == 1 ? i == 0 : variant == 2 ? i + 1 < ep.size() : (i % 2) == 0;
+                    if (keep) mem_write_u64(img.get(), ep[i]->addr, ep[i]->val);
+                }
+                // recovery
+                const uint64_t commit = mem_read_u64(img.get(), log), applied = mem_read_u64(img.get(), log + 8);
+                std::vector<std::pair<uint64_t, uint64_t>> recs;
+                const uint64_t want_seq = redo ? commit : commit + 1;
+                if (!redo || commit > applied)
+                    for (uint64_t i = 0; i < BX_MAXW; i++) {
+                        const uint64_t r = log + 16 + i * BX_REC, a = mem_read_u64(img.get(), r), v = mem_read_u64(img.get(), r + 8);
+                        const uint64_t sq = mem_read_u64(img.get(), r + 16), ck = mem_read_u64(img.get(), r + 24);
+                        if (sq == want_seq && ck == bx_check(a, v, sq)) recs.emplace_back(a, v);
+                    }
+                if (redo) for (auto &[a, v] : recs) mem_write_u64(img.get(), a, v);
+                else for (auto it = recs.rbegin(); it != recs.rend(); ++it) mem_write_u64(img.get(), it->first, it->second);
+                const bool committed = mem_read_u64(img.get(), log) == tx + 1;
+                const mem_image *want = committed ? next.get() : cur.get();
+                for (uint64_t a : words)
+                    ASSERT_EQ(mem_read_u64(img.get(), a), mem_read_u64(want, a))
+                        << name << " stream " << warp << ": transaction " << tx << ", crash in epoch " << e - k
+                        << " (variant " << variant << "), " << (committed ? "committed" : "not committed") << ", word 0x"
+                        << std::hex << a;
+                crashes++;
+            }
+        }
+        cur = std::move(next);
+        k = end;
+        tx++;
+    }
+    EXPECT_GT(crashes, 0u);
+}
+} // namespace
+
+TEST(WlBroi, CrashRecovery)
+{
+    for (const char *name : kLocal) {
+        auto b = bbuild(name, 1, 0);
+        ASSERT_EQ(b->rc, 0) << b->err;
+        crash_check(name, *b, 0, is_redo(name), 200);
+    }
+    for (const char *name : kHybrid) {   // a remote channel: the in-place words in several pwrites
+        auto b = bbuild(name, 1, 1);
+        ASSERT_EQ(b->rc, 0) << b->err;
+        crash_check(name, *b, 1, is_redo(name), 200);
     }
 }
 

@@ -4,9 +4,13 @@
  * log protocol, with op_order as the persist barrier between its epochs.
  *
  * Local stream (a hardware thread): loads for the reads, then
- *   undo: st log records {addr, old, seq}...; order; st in place...; order; st commit_seq; order
- *   redo: st log records {addr, new, seq}...; order; st commit_seq; order; st in place...; order;
+ *   undo: st log records {addr, old, seq, check}...; order; st in place...; order; st commit_seq; order
+ *   redo: st log records {addr, new, seq, check}...; order; st commit_seq; order; st in place...; order;
  *         st applied_seq; order
+ * Recovery (per stream; the test wl_broi_test CrashRecovery does it): undo: roll back, last first,
+ * every record with seq == commit_seq + 1 whose check matches (a torn record of an interrupted log
+ * epoch fails the check; records of older transactions have smaller seqs); redo: if commit_seq >
+ * applied_seq, replay the records with seq == commit_seq.
  * Remote stream (an RDMA channel, BROI section V): the payload stores of rdma_pwrites, each pwrite
  * (one contiguous block = one barrier region on the remote persist buffer) ended by order; no loads,
  * no locks: the log records are one pwrite, the commit word one, the in-place words one pwrite per
@@ -24,7 +28,7 @@ extern "C" {
 #define BX_MAX_REMOTE 8u         /* RDMA channels (the paper's remote BROI queue has 2 entries) */
 #define BX_MAXW       256u       /* words in one transaction's write set */
 #define BX_MAXR       1024u      /* distinct words loaded in one transaction (more: loaded again) */
-#define BX_REC        24u        /* log record {addr, value, seq} */
+#define BX_REC        32u        /* log record {addr, value, seq, check = bx_check(addr, value, seq)} */
 #define BX_LOG_BYTES  (16u + BX_MAXW * BX_REC)   /* header {commit_seq, applied_seq} + records */
 
 typedef struct bx {
@@ -53,6 +57,9 @@ uint64_t bx_peek(const bx *b, uint64_t addr);
 void     bx_wr(bx *b, uint64_t addr, uint64_t val);
 /* Stores only if the word changes. */
 void     bx_set(bx *b, uint64_t addr, uint64_t val);
+/* The check word of a log record (a torn record does not match it). */
+static inline uint64_t bx_check(uint64_t addr, uint64_t val, uint64_t seq)
+{ return cpu_mix(addr ^ 0x636865636Bull, val ^ (seq << 1)) | 1; }
 /* Appends `order` (the persist barrier / end of an rdma_pwrite) to stream t's buffer. */
 void     bx_order(cpu_gen *g, uint32_t t);
 /* Emits the write set with the log protocol (nothing for an empty write set). */

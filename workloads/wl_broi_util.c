@@ -119,6 +119,7 @@ void bx_commit(bx *b)
         cpu_st(g, b->s, r, 8, b->wa[i]);
         cpu_st(g, b->s, r + 8, 8, v);
         cpu_st(g, b->s, r + 16, 8, seq);
+        cpu_st(g, b->s, r + 24, 8, bx_check(b->wa[i], v, seq));
     }
     order(b);
     if (b->redo) {                     /* commit record */
