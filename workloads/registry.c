@@ -30,6 +30,27 @@ extern const persim_workload wl_prof_cpu2017_comp_workload;
 extern const persim_workload wl_prof_npb_workload;
 extern const persim_workload wl_prof_splash3_workload;
 extern const persim_workload wl_prof_whisper_workload;
+extern const persim_workload wl_broi_hashtable_workload;
+extern const persim_workload wl_broi_rbtree_workload;
+extern const persim_workload wl_broi_sps_workload;
+extern const persim_workload wl_broi_bptree_workload;
+extern const persim_workload wl_broi_ssca2_workload;
+extern const persim_workload wl_broi_hashtable_hybrid_workload;
+extern const persim_workload wl_broi_rbtree_hybrid_workload;
+extern const persim_workload wl_broi_sps_hybrid_workload;
+extern const persim_workload wl_broi_bptree_hybrid_workload;
+extern const persim_workload wl_broi_ssca2_hybrid_workload;
+extern const persim_workload wl_broi_ycsb_workload;
+extern const persim_workload wl_broi_tpcc_workload;
+extern const persim_workload wl_broi_ctree_workload;
+extern const persim_workload wl_broi_hashmap_workload;
+extern const persim_workload wl_broi_hashmap_e128_workload;
+extern const persim_workload wl_broi_hashmap_e256_workload;
+extern const persim_workload wl_broi_hashmap_e512_workload;
+extern const persim_workload wl_broi_hashmap_e1024_workload;
+extern const persim_workload wl_broi_hashmap_e2048_workload;
+extern const persim_workload wl_broi_hashmap_e4096_workload;
+extern const persim_workload wl_broi_memcached_workload;
 
 static const persim_workload *const wl_table[] = {
     &wl_gpkvs_workload,
@@ -72,6 +93,29 @@ static const persim_workload *const wl_cpu_table[] = {
     &wl_prof_npb_workload,
     &wl_prof_splash3_workload,
     &wl_prof_whisper_workload,
+    /* the BROI paper's workloads (workloads/wl_broi*.c, docs/workloads-cpu.md "BROI workloads"): local
+     * micro-benchmarks, hybrid variants (+ RDMA channels), remote client profiles (remote streams only) */
+    &wl_broi_hashtable_workload,
+    &wl_broi_rbtree_workload,
+    &wl_broi_sps_workload,
+    &wl_broi_bptree_workload,
+    &wl_broi_ssca2_workload,
+    &wl_broi_hashtable_hybrid_workload,
+    &wl_broi_rbtree_hybrid_workload,
+    &wl_broi_sps_hybrid_workload,
+    &wl_broi_bptree_hybrid_workload,
+    &wl_broi_ssca2_hybrid_workload,
+    &wl_broi_ycsb_workload,
+    &wl_broi_tpcc_workload,
+    &wl_broi_ctree_workload,
+    &wl_broi_hashmap_workload,
+    &wl_broi_hashmap_e128_workload,
+    &wl_broi_hashmap_e256_workload,
+    &wl_broi_hashmap_e512_workload,
+    &wl_broi_hashmap_e1024_workload,
+    &wl_broi_hashmap_e2048_workload,
+    &wl_broi_hashmap_e4096_workload,
+    &wl_broi_memcached_workload,
     NULL,
 };
 

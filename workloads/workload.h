@@ -21,6 +21,9 @@ typedef struct wl_params {
     uint64_t vol_base;          /* first volatile address */
     uint32_t max_warps_per_sm;  /* resident warps per SM (gpu.max_warps_per_sm; 0 = unknown) */
     uint32_t num_threads;       /* CPU systems: hardware threads (one op stream each); 0 on a GPU */
+    uint32_t num_remote;        /* CPU systems: RDMA channels writing into this machine's PM (0 = none).
+                                   A program's kernel has num_threads local streams followed by
+                                   num_remote remote streams (docs/workloads-cpu.md, "BROI") */
 } wl_params;
 
 typedef struct persim_workload {
