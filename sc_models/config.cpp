@@ -169,6 +169,15 @@ std::vector<ParamDef> make_schema()
           "cpu system: live-out checkpoint stores per region boundary at most (estimate, docs/models/lightwsp.md)", 0, 64),
         I("regions.instr_per_live_out", 16, "instructions",
           "cpu system: instructions per live-out register a region produces (checkpoint estimate, docs/models/lightwsp.md)", 1, 1 << 20),
+        I("rdma.channels", 0, "channels",
+          "cpu system: RDMA channels of remote clients writing into this machine's PM (BROI V); a program's streams "
+          "after the cpu.cores local ones are these channels", 0, 64),
+        F("rdma.latency_ns", 1500.0, "ns",
+          "cpu system: one-way network latency client NIC -> this machine's NIC (half an RDMA round trip)", 0, 1e9),
+        F("rdma.bw_gbps", 5.0, "GB/s", "cpu system: network bandwidth per RDMA channel (40 Gb/s)", 0.001, 1e6),
+        E("rdma.mode", "bsp", {"sync", "bsp"},
+          "cpu system: remote persistence (BROI V): sync waits for the persist ACK of every rdma_pwrite (one round "
+          "trip per epoch); bsp sends epochs asynchronously and checks once, at the end"),
         F("sim.power_fail_ns", 0.0, "ns",
           "cpu system: power fails at this simulated time (0 = never): cores stop, controllers run the IV-F "
           "drain/discard sequence, the run ends when they are done", 0, 1e12),

@@ -553,7 +553,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A("![fig17](fig17.png)")
     A("")
-    A("Overlays `configs/experiments/lightwsp/cxl_*.json` on the Table I machine (latencies and bandwidths of Table "
+    A("Overlays `configs/cpu_lightwsp_table3_cxl_*.json` on the Table I machine (latencies and bandwidths of Table "
       "III; each number's source is in the file). Table III's CXL-PMEM latencies (245/160 ns) already equal Table "
       "I's PMEM (175/90 ns) plus the text's 70 ns CXL latency, so they are used as given. Slowdown is over the "
       "baseline on the same device.")

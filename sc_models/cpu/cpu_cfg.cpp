@@ -45,6 +45,10 @@ CpuCfg CpuCfg::from(const Config &c)
     k.regions.threshold = th;
     k.regions.max_live_outs = (uint32_t)c.i("regions.max_live_outs");
     k.regions.instr_per_live_out = (uint32_t)c.i("regions.instr_per_live_out");
+    k.rdma_channels = (uint32_t)c.i("rdma.channels");
+    k.rdma_latency_ps = ns_ps(c.f("rdma.latency_ns"));
+    k.rdma_gbps = c.f("rdma.bw_gbps");
+    k.rdma_sync = c.s("rdma.mode") == "sync";
     k.power_fail_ps = ns_ps(c.f("sim.power_fail_ns"));
     k.crash_check = c.b("sim.crash_check");
     if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");

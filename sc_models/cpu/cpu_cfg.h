@@ -34,6 +34,10 @@ struct CpuCfg {
     VictimPolicy victim_policy = VictimPolicy::FULL;
     std::string victim_policy_name = "full";
     region_form_cfg regions{};
+    uint32_t rdma_channels = 0;        // rdma.channels
+    uint64_t rdma_latency_ps = 0;      // rdma.latency_ns (one way)
+    double rdma_gbps = 5;
+    bool rdma_sync = false;            // rdma.mode == sync
     uint64_t power_fail_ps = 0;        // sim.power_fail_ns (0 = never)
     bool crash_check = false;        // sim.crash_check
     static CpuCfg from(const Config &c);

@@ -8,17 +8,18 @@ namespace persim {
 using namespace sc_core;
 
 namespace {
-constexpr int kWaits = 10;
+constexpr int kWaits = 11;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }
 
-CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys)
-    : sc_module(n), l2_isock("l2_isock"), id_(id), cfg_(c), model_(m), sys_(sys),
+CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys, bool remote)
+    : sc_module(n), l2_isock("l2_isock"), id_(id), remote_(remote),
+      requester_(remote ? kRemoteRequester + (int)(id - c.cores) : (int)id), cfg_(c), model_(m), sys_(sys),
       l1_(c.l1, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)"), lb_(c.sys.line_bytes)
 {
     link_cfg lc{};
-    lc.latency_ps = c.path_latency_ps;
-    lc.gbps = c.path_gbps;
+    lc.latency_ps = remote ? c.rdma_latency_ps : c.path_latency_ps;
+    lc.gbps = remote ? c.rdma_gbps : c.path_gbps;
     lc.header_bytes = c.path_header;
     lc.max_payload = 0;
     if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
@@ -41,7 +42,8 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
 const char *CpuCore::wait_name(Wait w) const
 {
     static const char *const n[kWaits] = {"none", "time", "loads", "store buffer", "front-end buffer full",
-                                          "region ID window", "region durable", "lock", "barrier", "victim"};
+                                          "region ID window", "region durable", "lock", "barrier", "victim",
+                                          "persist ACK"};
     return n[(int)w];
 }
 
@@ -92,6 +94,20 @@ void CpuCore::step()
             if (!boundary_store(t_)) return;
             continue;
         }
+        if (remote_ && (sync_wait_seq_ >= 0 || pc_ == end_)) {
+            // rdma: sync waits for each rdma_pwrite's persist ACK; bsp checks once, at the end; an
+            // ACK is back at the client one network latency after the controller gave it
+            const bool acked = sync_wait_seq_ >= 0 ? acked_upto((uint64_t)sync_wait_seq_) : live_seqs_.empty();
+            if (!acked) {
+                stall(Wait::PERSIST_ACK, UINT64_MAX);
+                return;
+            }
+            if (ack_back_at_ != UINT64_MAX && ack_back_at_ > now) {
+                stall(Wait::PERSIST_ACK, ack_back_at_);
+                return;
+            }
+            sync_wait_seq_ = -1;
+        }
         if (model_.regions && next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
             bd_active_ = true;
             bd_left_ = plan_.b[next_bd_].ckpt + 1;
@@ -120,7 +136,7 @@ void CpuCore::fe_free(uint64_t wid, uint64_t at)
     auto it = outstanding_.find(wid);
     if (it == outstanding_.end() || it->second.freed) return;
     it->second.freed = true;
-    const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back
+    const uint64_t ft = std::max(at, now_ps()) + (remote_ ? cfg_.rdma_latency_ps : cfg_.path_latency_ps);   // the ACK travels back
     fe_frees_.push({ft, it->second.seq});
     if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
 }
@@ -141,11 +157,16 @@ void CpuCore::on_late_ack(uint64_t token, uint64_t at)
         sys_.persist_acked(id_, seq);
     }
     if (wait_ == Wait::REGION) ev_.notify(ps(std::max(at, now_ps()) - now_ps()));
+    if (remote_) {        // the persist ACK reaches the client's NIC one network latency later
+        ack_back_at_ = std::max(at, now_ps()) + cfg_.rdma_latency_ps;
+        if (wait_ == Wait::PERSIST_ACK) ev_.notify(ps(ack_back_at_ - now_ps()));
+    }
     if (path_hold_region_ >= 0) path_ev_.notify(SC_ZERO_TIME);
 }
 
 int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
 {
+    if (remote_) return (int64_t)t;        // an RDMA write goes to the persist buffer, not the caches
     cache *c = l1_.get();
     const uint64_t line = addr / lb_;
     t = std::max(t, l1_free_);
@@ -415,6 +436,10 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             }
             ++epoch_;
             epoch_persists_ = 0;
+            if (remote_ && cfg_.rdma_sync && !live_seqs_.empty()) {
+                sync_wait_seq_ = (int64_t)*live_seqs_.rbegin();   // wait for this rdma_pwrite's persist ACK
+                ++st_.sync_waits;
+            }
             // satisfied RAW dependencies need not be carried further
             carry_deps_.erase(std::remove_if(carry_deps_.begin(), carry_deps_.end(),
                                              [&](const std::pair<uint32_t, uint64_t> &d) { return sys_.dep_resolved(d); }),
@@ -506,7 +531,7 @@ void CpuCore::deliver_step()
 void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
 {
     if (it.boundary) {
-        if (it.barrier) sys_.deliver_barrier(ctrl, id_);
+        if (it.barrier) sys_.deliver_barrier(ctrl, (uint32_t)requester_);
         else sys_.deliver_boundary(ctrl, it.region, id_);
         return;
     }
@@ -514,7 +539,7 @@ void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
     std::memcpy(req.data, it.data, 8);
     req.ext.pm = true;
     req.ext.persist = true;
-    req.ext.requester = (int)id_;
+    req.ext.requester = requester_;
     req.ext.region = it.region;
     req.ext.line_bytes = 8;
     req.ext.mask[0] = it.mask;

@@ -39,7 +39,13 @@ class CpuCore : public sc_core::sc_module, public AckReceiver {
 public:
     tlm_utils::simple_initiator_socket<CpuCore> l2_isock;
     SC_HAS_PROCESS(CpuCore);
-    CpuCore(sc_core::sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys);
+    // remote = an RDMA channel of a remote client (BROI V): its stream's stores are rdma_pwrite
+    // payloads that cross the network (the path: rdma.latency_ns, rdma.bw_gbps) into the remote
+    // persist buffer; no caches; `order` ends an rdma_pwrite (a barrier region); requester id
+    // kRemoteRequester + channel.
+    CpuCore(sc_core::sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys,
+            bool remote = false);
+    ~CpuCore() override { region_plan_free(&plan_); }
 
     // Starts running ops [begin, end) of the program (one kernel's stream) with its region plan.
     void start(uint64_t begin, uint64_t end, uint32_t thread);
@@ -63,7 +69,7 @@ public:
     void on_late_accept(uint64_t token, uint64_t ps) override;
 
 private:
-    enum class Wait : uint8_t { NONE, TIME, LOADS, SB, FE_FULL, WINDOW, REGION, LOCK, BARRIER, VICTIM };
+    enum class Wait : uint8_t { NONE, TIME, LOADS, SB, FE_FULL, WINDOW, REGION, LOCK, BARRIER, VICTIM, PERSIST_ACK };
     void step();
     void path_step();
     void deliver_step();
@@ -81,6 +87,8 @@ private:
     const char *wait_name(Wait w) const;
 
     uint32_t id_;
+    bool remote_ = false;
+    int requester_;                 // MemExt::requester of its persists
     const CpuCfg &cfg_;
     const CpuModel &model_;
     CpuSystem &sys_;
@@ -149,6 +157,8 @@ private:
     std::set<uint64_t> live_seqs_;
     std::vector<std::pair<uint32_t, uint64_t>> carry_deps_;
     uint64_t epoch_ = 0, epoch_persists_ = 0;
+    int64_t sync_wait_seq_ = -1;
+    uint64_t ack_back_at_ = UINT64_MAX;   // rdma: when the latest persist ACK is back at the client      // rdma sync: wait until entries up to this seq are acknowledged
     bool head_blocked_ = false;
     bool barrier_waiting_ = false;
     uint64_t barrier_gen_ = 0;
@@ -156,8 +166,8 @@ private:
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
         uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
-        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, dep_blocked_ps = 0;
-        uint64_t wait_ps[10] = {0};
+        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, dep_blocked_ps = 0, sync_waits = 0;
+        uint64_t wait_ps[11] = {0};
     } st_;
     friend class CpuSystem;
 };

@@ -46,8 +46,10 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         l2_->isock.bind(pm_->router->tsock);
         l2_->drop_dirty = m.drop_llc_evictions;
     }
-    for (uint32_t i = 0; i < cfg_.cores; ++i) {
-        cores_.push_back(std::make_unique<CpuCore>(("core" + std::to_string(i)).c_str(), i, cfg_, m, *this));
+    for (uint32_t i = 0; i < cfg_.cores + cfg_.rdma_channels; ++i) {
+        const bool remote = i >= cfg_.cores;      // RDMA channels of remote clients (BROI V)
+        const std::string nm = remote ? "rdma" + std::to_string(i - cfg_.cores) : "core" + std::to_string(i);
+        cores_.push_back(std::make_unique<CpuCore>(nm.c_str(), i, cfg_, m, *this, remote));
         cores_.back()->l2_isock.bind(l2_->tsock);
     }
     l2_->back_invalidate = [this](uint64_t line) {
@@ -273,8 +275,9 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
         w.add(g, std::string("stall_") + r + "_cycles", v, "core-cycles", std::string("cycles cores stalled on ") + r);
         wait += v;
     }
-    for (const char *r : {"loads", "store_buffer", "lock", "barrier"})
-        w.add(g, std::string("stall_") + r + "_cycles", w.sum("top.core", "", std::string("stall_") + r + "_cycles"),
+    for (const char *r : {"loads", "store_buffer", "lock", "barrier", "persist_ACK"})
+        w.add(g, std::string("stall_") + r + "_cycles",
+              w.sum("top.core", "", std::string("stall_") + r + "_cycles") + w.sum("top.rdma", "", std::string("stall_") + r + "_cycles"),
               "core-cycles", std::string("cycles cores stalled on ") + r);
     const double tp = (double)book_.persist_latency_ps() / (double)cfg_.period_ps;
     w.add(g, "persist_latency_cycles", tp, "core-cycles",
@@ -287,6 +290,12 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "wpq_load_hits", w.sum("top.nvm", "", "wpq_load_hits"), "reads", "LLC read misses that hit a WPQ (IV-H)");
     w.add(g, "nvm_write_bytes", w.sum("top.nvm", "", "write_bytes"), "B", "bytes written to PM");
     w.add(g, "nvm_read_bytes", w.sum("top.nvm", "", "read_bytes"), "B", "bytes read from PM");
+    const double sec = exec_done_ps_ * 1e-12;
+    w.add(g, "nvm_write_bw", sec > 0 ? w.sum("top.nvm", "", "write_bytes") / sec / 1e9 : 0, "GB/s",
+          "PM write bandwidth over the execution time (BROI's memory throughput)");
+    w.add(g, "rdma_path_writes", w.sum("top.rdma", "", "path_writes"), "writes", "remote persist writes (RDMA channels)");
+    w.add(g, "barriers", w.sum("top.core", "", "barriers") + w.sum("top.rdma", "", "barriers"), "barriers",
+          "persist barriers sent (barrier models)");
     w.add(g, "power_failed", power_failed_ ? 1 : 0, "-", "the run ended by a power failure (sim.power_fail_ns)");
 }
 
@@ -298,6 +307,7 @@ void cpu_workload_params(const Config &c, wl_params *prm)
 {
     const uint32_t n = (uint32_t)c.i("cpu.cores");
     prm->num_threads = n;
+    prm->num_remote = (uint32_t)c.i("rdma.channels");
     prm->num_sms = n;
     prm->max_threads_per_block = 32 * n;
     prm->max_warps_per_sm = n;
@@ -305,14 +315,14 @@ void cpu_workload_params(const Config &c, wl_params *prm)
 
 void cpu_validate(const Config &c, const persim_prog *p)
 {
-    const uint32_t n = (uint32_t)c.i("cpu.cores");
+    const uint32_t n = (uint32_t)c.i("cpu.cores") + (uint32_t)c.i("rdma.channels");
     for (uint32_t k = 0; k < p->nkernels; ++k) {
         const persim_kernel &K = p->kernels[k];
         const uint64_t threads = (uint64_t)K.nblocks * K.warps_per_block;
         if (threads > n)
             throw ConfigError("kernel '" + std::string(K.name) + "': " + std::to_string(threads) +
-                              " threads (op streams) but cpu.cores = " + std::to_string(n) +
-                              " (a cpu program has one stream per hardware thread)");
+                              " threads (op streams) but cpu.cores + rdma.channels = " + std::to_string(n) +
+                              " (a cpu program has one stream per hardware thread, then one per RDMA channel)");
         for (uint64_t s = K.first_stream; s < K.first_stream + threads; ++s)
             for (uint64_t o = p->streams[s].begin; o < p->streams[s].end; ++o)
                 if (p->ops[o].kind == OPK_SYNC && p->ops[o].scope == SCOPE_BLOCK && K.nblocks > 1)
@@ -333,7 +343,8 @@ std::vector<std::string> cpu_csv_columns()
     return {"sim_ns", "cpu_cycles", "instructions", "checkpoint_instructions", "ipc", "regions", "stores_per_region",
             "path_writes", "persistence_efficiency", "persist_latency_cycles", "persist_wait_cycles",
             "stall_front_end_buffer_full_cycles", "stall_region_durable_cycles", "stall_victim_cycles", "fe_conflicts",
-            "wpq_overflows", "wpq_load_hits", "nvm_write_bytes", "nvm_read_bytes", "drain_ns"};
+            "wpq_overflows", "wpq_load_hits", "nvm_write_bytes", "nvm_read_bytes", "drain_ns", "nvm_write_bw",
+            "barriers", "rdma_path_writes", "stall_persist_ACK_cycles"};
 }
 
 std::unique_ptr<System> cpu_make(const Config &c, const std::string &model, const persim_prog *prog, mem_image *backing)
