@@ -268,3 +268,103 @@ TEST(CpuInput, TraceRunsAndMeetsExpects)
     EXPECT_EQ(check(r, "violations"), 0);
     std::filesystem::remove(t);
 }
+
+// ---- BROI on the cpu system (broi-persistence-parallelism.md; groundwork of the BROI issue) ----
+
+namespace {
+// BROI orders epochs at one memory controller (Table III).
+RunSpec broi_spec(const std::string &model, const std::string &workload, std::vector<std::string> sets = {})
+{
+    sets.insert(sets.begin(), {"nvm.controllers=1", "nvm.channels=2"});
+    return cpu_spec(model, workload, sets);
+}
+struct BroiFigs {
+    int code = -1;
+    double sim_ns = 0, violations = -1, conflict_violations = -1, dep_entries = 0, persist_ack_wait = 0, barriers = 0;
+};
+BroiFigs broi_figs(const RunSpec &s)
+{
+    RunResult r = run_simulation(s);
+    BroiFigs f;
+    f.code = r.code;
+    if (r.code != EXIT_OK) return f;
+    f.sim_ns = sum(r, "sim_ns");
+    f.violations = r.stats["bsp_check"]["violations"]["value"].get<double>();
+    f.conflict_violations = r.stats["bsp_check"]["conflict_violations"]["value"].get<double>();
+    f.dep_entries = per_core(r, "dep_entries");
+    f.persist_ack_wait = sum(r, "stall_persist_ACK_cycles");
+    f.barriers = sum(r, "barriers");
+    return f;
+}
+} // namespace
+
+// Every BROI local workload runs, verifies and keeps buffered strict persistence under BROI and the
+// epoch baseline.
+class CpuBroiAll : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+TEST_P(CpuBroiAll, RunsVerifiesKeepsBsp)
+{
+    auto [wl, model] = GetParam();
+    RunResult r = run_simulation(broi_spec(model, wl));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_GT(sum(r, "barriers"), 0);
+    EXPECT_GT(r.stats["bsp_check"]["durable_writes"]["value"].get<double>(), 0);
+    EXPECT_EQ(r.stats["bsp_check"]["violations"]["value"].get<double>(), 0);
+}
+INSTANTIATE_TEST_SUITE_P(Broi, CpuBroiAll,
+                         ::testing::Combine(::testing::Values("broi-hashtable", "broi-rbtree", "broi-sps", "broi-bptree",
+                                                              "broi-ssca2"),
+                                            ::testing::Values("broi", "broi-epoch")),
+                         [](const auto &i) {
+                             std::string n = std::get<0>(i.param) + "_" + std::get<1>(i.param);
+                             for (auto &c : n) if (!isalnum((unsigned char)c)) c = '_';
+                             return n;
+                         });
+
+// IV-C: the persist buffer holds an entry back until the other threads' conflicting persists are
+// acknowledged; ignoring that (broi-nodeps) reorders conflicts, and the check catches it.
+TEST(CpuBroi, DependencyTrackingKeepsConflictOrderNodepsIsCaught)
+{
+    const BroiFigs bad = run_in_child<BroiFigs>([] { return broi_figs(broi_spec("broi-nodeps", "cpu-btree")); }, BroiFigs{});
+    const BroiFigs good = broi_figs(broi_spec("broi", "cpu-btree"));
+    ASSERT_EQ(bad.code, EXIT_OK);
+    ASSERT_EQ(good.code, EXIT_OK);
+    EXPECT_GT(good.dep_entries, 0);
+    EXPECT_EQ(good.violations, 0);
+    EXPECT_GT(bad.conflict_violations, 0);
+    EXPECT_EQ(bad.dep_entries, 0);
+}
+
+// IV-D: BLP-aware scheduling of per-thread barrier epochs beats one in-order epoch queue.
+TEST(CpuBroi, BlpAwareSchedulingBeatsTheEpochBaseline)
+{
+    const BroiFigs epoch = run_in_child<BroiFigs>([] { return broi_figs(broi_spec("broi-epoch", "broi-sps")); }, BroiFigs{});
+    const BroiFigs broi = broi_figs(broi_spec("broi", "broi-sps"));
+    ASSERT_EQ(epoch.code, EXIT_OK);
+    ASSERT_EQ(broi.code, EXIT_OK);
+    EXPECT_LT(broi.sim_ns, epoch.sim_ns);
+}
+
+// V: remote clients over RDMA: sync waits a round trip per rdma_pwrite, bsp sends epochs
+// asynchronously and checks once at the end, so it finishes sooner.
+TEST(CpuBroi, RemoteBspBeatsSync)
+{
+    const BroiFigs sync = run_in_child<BroiFigs>(
+        [] { return broi_figs(broi_spec("broi", "broi-ycsb", {"rdma.channels=2", "rdma.mode=sync"})); }, BroiFigs{});
+    const BroiFigs bsp = broi_figs(broi_spec("broi", "broi-ycsb", {"rdma.channels=2", "rdma.mode=bsp"}));
+    ASSERT_EQ(sync.code, EXIT_OK);
+    ASSERT_EQ(bsp.code, EXIT_OK);
+    EXPECT_GT(sync.barriers, 0);
+    EXPECT_GT(sync.persist_ack_wait, bsp.persist_ack_wait);
+    EXPECT_LT(bsp.sim_ns, sync.sim_ns);
+}
+
+TEST(CpuBroi, SeveralControllersAreRefused)
+{
+    try {
+        run_simulation(cpu_spec("broi", "broi-sps"));      // cpu_small has two controllers
+        FAIL() << "broi ran on two controllers";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("nvm.controllers"), std::string::npos) << e.what();
+    }
+}

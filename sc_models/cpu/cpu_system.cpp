@@ -34,6 +34,10 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
     rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
     if (cfg_.crash_check && m.regions) check_ = std::make_unique<RegionCheck>(backing);
     if (cfg_.crash_check && m.barriers) bsp_ = std::make_unique<BspCheck>();
+    if (m.barriers && cc_.i("nvm.controllers") > 1)
+        throw ConfigError("nvm.controllers: model '" + std::string(m.name) + "' orders barrier epochs at one memory "
+                          "controller (BROI IV-C/D, Table III); with " + std::to_string(cc_.i("nvm.controllers")) +
+                          " controllers epochs could persist out of order (set nvm.controllers = 1)");
     pm_ = std::make_unique<PmControllers>(cc_, pm_img_);
     l2_ = std::make_unique<CpuL2>("l2", cfg_);
     if (m.dram_cache && cfg_.use_dram_cache) {

@@ -167,6 +167,7 @@ private:
         uint64_t issued_epoch = 0;    // set of the latest issued write
         uint64_t floor = 0;           // completion of every write of the sets before issued_epoch
         uint64_t set_done = 0;        // latest completion among the issued writes of issued_epoch
+        uint64_t writes_since_barrier = 0;
     };
 
     // Offer every waiting operation to the core, in order per entry, until one is refused.
@@ -180,12 +181,17 @@ private:
                 if (op.barrier) {
                     const broi_result r = broi_sched_barrier(s_, e);
                     if (r == BROI_FULL) break;
-                    if (r == BROI_OK) ++en.epoch;
+                    // A barrier the core merges because every request before it has already left the
+                    // entry still orders those requests before the later ones here (durability follows
+                    // epoch order): the set changes whenever a write came since the last barrier.
+                    if (r == BROI_OK || en.writes_since_barrier) ++en.epoch;
+                    en.writes_since_barrier = 0;
                 } else {
                     uint32_t tag = 0;
                     while (tag < en.slot.size() && en.slot[tag].used) ++tag;
                     if (tag == en.slot.size() || broi_sched_push(s_, e, op.bank, tag) != BROI_OK) break;
                     en.slot[tag] = Slot{true, op.id, op.addr, en.epoch, op.bytes};
+                    ++en.writes_since_barrier;
                 }
                 en.wait.pop_front();
             }
