@@ -78,26 +78,8 @@ void bx_set(bx *b, uint64_t addr, uint64_t val)
     if (bx_peek(b, addr) != val) bx_wr(b, addr, val);
 }
 
-/* The persist barrier (epoch boundary): an `order` op in the stream's buffer (cpu_gen has no
- * helper for it; cpu_gen_emit passes it through op_append). */
-void bx_order(cpu_gen *g, uint32_t t)
-{
-    if (g->oom) return;
-    cpu_buf *q = &g->t[t];
-    if (q->n == q->cap) {
-        size_t c = q->cap ? 2 * q->cap : 256;
-        persim_op *n = (persim_op *)realloc(q->ops, c * sizeof *n);
-        if (!n) { g->oom = 1; return; }
-        q->ops = n;
-        q->cap = c;
-    }
-    persim_op o;
-    memset(&o, 0, sizeof o);
-    o.kind = OPK_ORDER;
-    o.vals = PERSIM_NOVALS;
-    q->ops[q->n++] = o;
-    g->nops++;
-}
+/* The persist barrier (epoch boundary): an `order` op in the stream. */
+void bx_order(cpu_gen *g, uint32_t t) { cpu_order(g, t); }
 
 static void order(bx *b) { bx_order(b->g, b->s); }
 

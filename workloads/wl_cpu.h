@@ -44,6 +44,7 @@ uint64_t cpu_ld(cpu_gen *g, uint32_t t, uint64_t addr, uint32_t elem);
 void     cpu_st(cpu_gen *g, uint32_t t, uint64_t addr, uint32_t elem, uint64_t val);
 void     cpu_compute(cpu_gen *g, uint32_t t, uint64_t n);
 void     cpu_mark(cpu_gen *g, uint32_t t, persim_mark m);
+void     cpu_order(cpu_gen *g, uint32_t t);      /* intra-thread order point (BROI: a persist barrier) */
 /* Ticket lock on the 4-byte PM word `lock`: acquire(lock, k) with k = its current (shadow) value,
  * i.e. the number of critical sections of the lock so far; cpu_unlock releases k + 1. */
 void     cpu_lock(cpu_gen *g, uint32_t t, uint64_t lock);

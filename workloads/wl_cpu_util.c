@@ -98,6 +98,12 @@ void cpu_mark(cpu_gen *g, uint32_t t, persim_mark m)
     push(g, t, &o);
 }
 
+void cpu_order(cpu_gen *g, uint32_t t)
+{
+    persim_op o = mk(OPK_ORDER, 0, 0, 0);
+    push(g, t, &o);
+}
+
 void cpu_lock(cpu_gen *g, uint32_t t, uint64_t lock)
 {
     persim_op o = mk(OPK_ACQUIRE, lock, 4, cpu_peek(g, lock, 4));
