@@ -364,7 +364,7 @@ def main():
     rows17 = rows_of(out, "fig17")
     f17 = {}
     for lab, stem in CXL:
-        cf = f"configs/cpu_lightwsp_table1.json+configs/experiments/lightwsp/{stem}.json"
+        cf = f"configs/cpu_lightwsp_table1.json+configs/cpu_lightwsp_table3_{stem}.json"
         d = {w: ratio(runs(rows17, model="lightwsp", workload=w, config_files=cf),
                       runs(rows17, model="none", workload=w, config_files=cf)) for w in WORKLOADS}
         f17[lab] = with_classes(d)
@@ -575,16 +575,19 @@ HEADLINE = (
     "bandwidth helping, no victim-policy effect (no front-end buffer conflicts at all), more threads costing more "
     "and overflowing the WPQ more. It does not reproduce the *magnitudes*: LightWSP's mean overhead is about 50% on "
     "the seven profiles and several times the baseline on the five lock-based kernels, not 9%; the store threshold "
-    "keeps helping past 32; the ideal PSP is barely (1%) slower than LightWSP; the CXL overhead is below 16% only on the "
-    "profiles and the DRAM-based devices. The causes found in the runs (details under Figure 7): the baseline never "
+    "keeps helping past 32; the ideal PSP is only about 7% slower than LightWSP (paper: 47%); the CXL overhead is "
+    "above the paper's 16% bound. The causes found in the runs (details under Figure 7): the baseline never "
     "writes PM while every persistent design writes each 8 B store, checkpoint and PC store to PM (PPA and Capri "
     "are PM-write bound); LightWSP on the kernels is bound by the controllers' region commit over their 10 ns link "
     "(one region at a time, 3-5 stores per region); the kernels' regions are far smaller and their checkpoint "
     "overhead far larger than the paper's 11.29 stores and 7.03%; the runs are short and start with a cold DRAM "
-    "cache; and, a likely modelling bug, with 64 B controller interleaving each PM controller only uses one of its "
-    "two channels. **Run problem:** `psp` fails on the Table I config (its wpq_gate front end; command and error "
-    "under Figure 9), so `fig9.json` runs psp with an ADR WPQ. The psp points were rerun after that change (6 runs, "
-    "seconds), after the timed full regeneration.")
+    "cache. Two simulator problems these figures exposed were fixed before this regeneration: with 64 B controller "
+    "interleaving each PM controller used only one of its two channels (controllers now map their own addresses "
+    "contiguously to channels and banks), and `psp` ran with the config's wpq_gate front end and failed (every cpu "
+    "model now names its front end). **Caution:** the hand-written explanations under each figure were written from "
+    "the runs of the first regeneration; the mechanisms they name still hold, but the single-run figures they quote "
+    "(microseconds, counts of one seed) are from those runs and can differ from the tables, which, like the verdicts, "
+    "are regenerated.")
 
 
 # Why persim differs from the paper: written by hand from the runs of this repository (sweep CSVs
@@ -594,27 +597,20 @@ NOTES = {
     "fig7": (
         "**What the verdicts show:** the ordering of the designs is the paper's: Capri is by far the slowest, and "
         "LightWSP and PPA are within a few percent of each other on average. **Differs:** the magnitudes. persim's "
-        "overheads are tens of percent on the profiles and 2.5x to 18x on the PM data-structure kernels, not the "
+        "overheads are tens of percent on the profiles and 2.3x to 22x on the PM data-structure kernels, not the "
         "paper's 8-9% (Capri: 50%). **Why** (sweep CSV, per-run stats.json and single runs with one key changed, "
         "seed 1): (1) *The baseline never writes PM; every persistent design writes every store, checkpoint store and "
         "PC store to PM as its own 8 B write* (Capri 64 B). The baseline's 4 GB DRAM cache absorbs every store "
         "(`nvm_write_bytes` = 0 in every none run). The Table I config's PM write bandwidth is 4.6 GB/s in total "
         "(persim's assumption, 2 x Optane's 2.3 GB/s of Table III; Table I gives none) over 4 channels, so one 8 B "
         "write holds a channel's bus for 7 ns. PPA and Capri on the kernels are bound by it: PPA's cpu-arrayswap runs "
-        "2.6x faster with `--set nvm.write_bw_gbps=46`, Capri's 64 B per entry take 55.6 ns each (5.3 ms). (2) *The "
-        "line-interleaved data uses one of each controller's two channels*: with 64 B controller interleaving "
-        "(`nvm.interleave_bytes`) and the channel picked as line mod 2 inside the controller (`cores/nvm.c`, given the "
-        "global address), controller 0 only sees even lines and controller 1 odd ones; `bus_utilization` sits at 0.50 "
-        "in the saturated runs checked. Check: `build/persim run --config configs/cpu_lightwsp_table1.json --model none "
-        "--workload prof-cpu2006-mem --set nvm.interleave_bytes=128` reaches 0.66 and runs 24% faster (400 -> 304 us). "
-        "This halves persim's PM bandwidth for every model and looks like a modelling bug (not changed here: sc_models/ "
-        "and cores/ are out of scope). (3) *LightWSP on the kernels is bound by its region commit, not by PM*: its "
+        "2.6x faster with `--set nvm.write_bw_gbps=46`, Capri's 64 B per entry take 55.6 ns each (5.3 ms). (2) *Fixed since the first regeneration:* with 64 B controller interleaving each controller used only one of "
+        "its two channels (the device saw the global address); the controllers now remove the interleaving bits, which "
+        "raised PM bandwidth for every model. (3) *LightWSP on the kernels is bound by its region commit, not by PM*: its "
         "cpu-arrayswap, cpu-hashtable and cpu-queue times do not move on the CXL devices of Figure 17 (17x the PM "
-        "bandwidth) nor with 10x the write bandwidth, but `--set nvm.link_latency_ns=5` (instead of 10) cuts "
-        "cpu-arrayswap from 684 to 437 us: a region becomes durable only after the two controllers exchange boundary "
+        "bandwidth) nor with 10x the write bandwidth, but a shorter controller link (`nvm.link_latency_ns`) speeds them up: a region becomes durable only after the two controllers exchange boundary "
         "and flush ACKs over their link (IV-B), one region at a time in flush-ID order, and the kernels make 48 k "
-        "regions in 684 us, 14 ns each. That PPA's PM-bound time and LightWSP's link-bound time coincide (681 vs 684 "
-        "us) is a coincidence of the Table I numbers. (4) *The kernels store fast and in tiny regions.* They run from "
+        "regions in 684 us, 14 ns each. (4) *The kernels store fast and in tiny regions.* They run from "
         "L1/L2 (the baseline retires cpu-arrayswap's ~64 k stores in 37 us), and their locks (acquire/release end a "
         "region) and function markers end a region every 3-5 stores (paper: 11.29 stores and 91.33 instructions per "
         "region, V-G3), so checkpoint and PC stores add 16-42% instructions (paper 7.03%) and make up about two thirds "
@@ -624,8 +620,8 @@ NOTES = {
         "baseline, which is already bound by PM reads; the persist writes share that bus (+38%). The paper "
         "fast-forwards 10 billion instructions and simulates 5 billion. **Where LightWSP beats PPA** it is the paper's "
         "mechanism: on the cache-resident compute profiles PPA's cores wait at every region end "
-        "(`stall_region_durable`) and LightWSP's lazy ordering hides it (cpu2006-comp 1.85 vs 2.48, cpu2017-comp 1.80 "
-        "vs 2.08). **Where LightWSP loses to PPA** (cpu-queue, cpu-hashtable) it comes with WPQ overflows: with 3 "
+        "(`stall_region_durable`) and LightWSP's lazy ordering hides it (cpu2006-comp 1.43 vs 1.74, cpu2017-comp 1.58 "
+        "vs 1.82, Figure 7 table). **Where LightWSP loses to PPA** (cpu-queue, cpu-hashtable) it comes with WPQ overflows: with 3 "
         "stores per region and 8 cores the gated 64-entry WPQs fill with entries of regions whose boundaries have not "
         "arrived, and LightWSP resolves the deadlock by overflow with undo logging (IV-D), 500-1000 times per 10k "
         "instructions on the kernels (paper, V-F5: 1.9 per 10k instructions even at 64 threads)."),
@@ -641,7 +637,7 @@ NOTES = {
         "T_p and so its efficiency. LightWSP's waits on those kernels are front-end-buffer-full stalls behind WPQ "
         "overflows (Figure 7's note)."),
     "fig9": (
-        "**Differs in substance:** the ordering holds only barely (PSP about 1% slower than LightWSP, paper 47%): "
+        "**Differs in substance:** the ordering holds only weakly (PSP about 7% slower than LightWSP, paper 47%): "
         "PSP's slowdown is close to the paper's, but LightWSP is as slow as PSP, so the paper's argument for the DRAM "
         "cache (PSP +51.2%, LightWSP +3%) is not reproduced. **Why:** the profiles touch "
         "their 64/128 MiB footprint about once in a run of 150-170 k instructions, so the DRAM cache of the baseline "
@@ -650,12 +646,7 @@ NOTES = {
         "to PM on the read-saturated PM bus (166 KB for prof-cpu2006-mem seed 1), LightWSP's from its persist writes "
         "on the same bus (250 KB). The paper's benchmarks run 5 billion instructions after a 10-billion-instruction "
         "fast-forward with the DRAM cache warm; persim would need longer or reuse-heavy profiles to show the effect. "
-        "psp runs with `nvm.front_end = adr_wpq` (fig9.json). With the Table I config's front end (wpq_gate, kept by "
-        "every model that names none of its own) every psp run fails: `build/persim run --config "
-        "configs/cpu_lightwsp_table1.json --model psp --workload prof-cpu2006-mem --size default --set sim.seed=1` "
-        "exits 2 with `persim: internal error: Error: (E549) uncaught exception: top.nvm0: front end 'wpq_gate' "
-        "acknowledges writes late, but the initiator of this write cannot take a late acknowledgement "
-        "(MemExt::ack_to)` (in top.core0.step at 138.66 us; the same for prof-cpu2017-mem and every seed)."),
+        "psp runs with its own front end (an ADR WPQ; fig9.json also says so)."),
     "fig11": (
         "**What the verdicts show:** the paper's trend: the larger the WPQ, the lower LightWSP's slowdown, 256 best. "
         "**Mechanism in persim:** the store threshold follows the WPQ (half of it), so the profiles' regions grow from "
@@ -707,7 +698,7 @@ NOTES = {
         "faster devices, so their slowdown is *higher* on CXL-I than on Table I's PMEM. **Same trend on the profiles:** "
         "on the three DRAM-based NVDIMM devices (19.2-38.4 GB/s per device) the profiles' overhead falls to 0-27% "
         "(memory-intensive SPEC profiles about 0%: the persist writes no longer compete with the reads for a saturated "
-        "PM bus), and their geomean overhead is 11-13%, below the paper's bound (the \"profiles only\" rows of the verdict table); CXL-PMEM, with Optane's "
+        "PM bus), and their geomean overhead is about 8-13%, below the paper's bound (the \"profiles only\" rows of the verdict table); CXL-PMEM, with Optane's "
         "bandwidth, behaves like Table I (its extra 70 ns latency changes almost nothing: these runs are bound by "
         "bandwidth, not latency)."),
 }
