@@ -27,7 +27,7 @@ static size_t align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
 static int layout(const nvm_cfg *cfg, size_t *banks, size_t *bus, size_t *total)
 {
     if (!cfg) return -1;
-    if (cfg->channels == 0 || cfg->banks == 0 || cfg->line_bytes == 0 || cfg->row_bytes == 0)
+    if (cfg->channels == 0 || cfg->banks == 0 || cfg->line_bytes == 0 || cfg->row_bytes == 0 || cfg->bank_map > 1)
         return -1;
     if (!(cfg->read_gbps >= 0.0) || !(cfg->write_gbps >= 0.0)) return -1;
     uint64_t units = (uint64_t)cfg->channels * cfg->banks;
@@ -116,6 +116,8 @@ persim_ps nvm_write(nvm *n, persim_ps t, uint64_t addr, uint32_t bytes)
 
 uint32_t nvm_bank_of(const nvm *n, uint64_t addr)
 {
+    if (n->cfg.bank_map == 1)
+        return (uint32_t)((addr / n->cfg.line_bytes / n->cfg.channels) % n->cfg.banks);
     return (uint32_t)((addr / n->cfg.row_bytes) % n->cfg.banks);
 }
 

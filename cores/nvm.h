@@ -34,6 +34,10 @@ typedef struct nvm_cfg {
     persim_ps bank_busy_hit_ps;  /* bank occupancy on a row hit */
     double    read_gbps;         /* total read bandwidth, GB/s */
     double    write_gbps;        /* total write bandwidth, GB/s */
+    uint32_t  bank_map;          /* 0 = stride (BROI IV-D): consecutive row-sized groups in consecutive
+                                    banks, a row's lines in one bank (row locality + BLP);
+                                    1 = line interleave: consecutive lines of a channel in consecutive
+                                    banks (plain interleaving, for comparison) */
 } nvm_cfg;
 
 typedef struct nvm_stats {

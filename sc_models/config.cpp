@@ -114,6 +114,9 @@ std::vector<ParamDef> make_schema()
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),
+        E("nvm.bank_mapping", "stride", {"stride", "line"},
+          "NVM bank mapping: stride = consecutive row-sized groups in consecutive banks (BROI IV-D: row locality and "
+          "bank-level parallelism); line = consecutive lines in consecutive banks (plain interleaving, for comparison)"),
         I("nvm.wpq_entries", 64, "entries",
           "ADR write-pending queue per controller (durable once accepted); 0 = no WPQ: a write is "
           "durable when the device write completes", 0, 65536),

@@ -281,3 +281,27 @@ TEST(AdrWpq, NoQueueNeverForwards)
 }
 
 }  // namespace
+
+// BROI IV-D: the stride mapping keeps a row's lines in one bank (row hits for contiguous writes)
+// and strides row-sized groups across banks; plain line interleaving spreads consecutive lines.
+TEST(Nvm, BankMappingStrideVersusLine)
+{
+    nvm_cfg c = base_cfg();              // 128 B lines, 2 KB rows
+    c.channels = 2;
+    Nvm stride(c);
+    c.bank_map = 1;
+    Nvm line(c);
+    // consecutive lines of one channel (every other line): one bank under stride, consecutive banks under line
+    EXPECT_EQ(nvm_bank_of(stride.n, 0), nvm_bank_of(stride.n, 256));
+    EXPECT_EQ(nvm_bank_of(line.n, 0), 0u);
+    EXPECT_EQ(nvm_bank_of(line.n, 256), 1u);
+    EXPECT_EQ(nvm_bank_of(stride.n, 2048), 1u);        // the next row-sized group: the next bank
+    // a contiguous run of writes in one row: row hits under stride only
+    for (uint64_t a = 0; a < 2048; a += 256) {
+        nvm_write(stride.n, 0, a, 128);
+        nvm_write(line.n, 0, a, 128);
+    }
+    EXPECT_GT(nvm_get_stats(stride.n)->row_hits, nvm_get_stats(line.n)->row_hits);
+    c.bank_map = 2;
+    EXPECT_EQ(nvm_bytes(&c), 0u) << "unknown mapping rejected";
+}

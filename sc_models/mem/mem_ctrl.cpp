@@ -50,6 +50,7 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c)
     n.banks = (uint32_t)c.i("nvm.banks");
     n.line_bytes = m.line_bytes;
     n.row_bytes = (uint32_t)c.i("nvm.row_bytes");
+    n.bank_map = c.s("nvm.bank_mapping") == "line" ? 1 : 0;
     n.read_latency_ps = ns_to_ps(c.f("nvm.read_latency_ns"));
     n.write_latency_ps = ns_to_ps(c.f("nvm.write_latency_ns"));
     n.row_hit_latency_ps = ns_to_ps(c.f("nvm.row_hit_latency_ns"));
