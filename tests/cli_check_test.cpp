@@ -312,3 +312,25 @@ TEST(CliCheckBadInput, CrashOptions)
         EXPECT_TRUE(has(o, c.msg)) << c.args << "\n" << o.text;
     }
 }
+
+// On the cpu system `persim crash` and `persim check` check the persist order the model promises
+// on the run's durable order: committed region prefixes (LightWSP) and buffered strict
+// persistence (BROI); the broken variants exit 5, naming what broke.
+TEST(CliCheck, CpuCrashAndCheckCatchTheBrokenVariants)
+{
+    const std::string src = PERSIM_SOURCE_DIR;
+    const std::string lw = "--config " + src + "/configs/cpu_small.json --size small --out " + tmpdir("cpu_crash");
+    Out ok = sh("crash " + lw + " --model lightwsp --workload cpu-queue");
+    EXPECT_EQ(ok.code, 0) << ok.text;
+    EXPECT_NE(ok.text.find("0 image(s) not equal"), std::string::npos) << ok.text;
+    Out bad = sh("crash " + lw + " --model lightwsp-ungated --workload cpu-queue");
+    EXPECT_EQ(bad.code, 5) << bad.text;
+    EXPECT_NE(bad.text.find("first violation"), std::string::npos) << bad.text;
+
+    const std::string br = "--config " + src + "/configs/cpu_broi_table3.json --size small --out " + tmpdir("cpu_check");
+    Out good = sh("check " + br + " --model broi --workload broi-hashtable");
+    EXPECT_EQ(good.code, 0) << good.text;
+    Out nodeps = sh("check " + br + " --model broi-nodeps --workload broi-hashtable");
+    EXPECT_EQ(nodeps.code, 5) << nodeps.text;
+    EXPECT_NE(nodeps.text.find("reordered conflicts"), std::string::npos) << nodeps.text;
+}
