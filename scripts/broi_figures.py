@@ -336,9 +336,10 @@ def readme(out, C, F, nruns, bad, timing):
       "element sizes and think times are ours; only Table IV's write ratios are the paper's. The paper measured the "
       "server in McSimA+ and the clients by inserting emulated persistence delays into WHISPER; persim simulates "
       "both ends in one trace-driven model (network = `rdma.latency_ns` 1500 ns one way and `rdma.bw_gbps` 5, "
-      "persim's assumptions). So the aim is the paper's orderings and mechanisms, not its digits. The runs are "
-      "small (10x below the default sizes) to keep the whole evaluation to a few minutes on a shared 2-core "
-      "machine; seeds 1-2 only, so the CIs (t = 12.706 for n = 2) are wide whenever the seeds differ at all.")
+      "persim's assumptions). So the aim is the paper's orderings and mechanisms, not its digits. The runs use "
+      "the workloads' default sizes (about 1 s of host time each; the small sizes would leave e.g. 16 "
+      "transactions for broi-hashmap-e4096) and seeds 1-2 only, to keep the whole evaluation to about a minute "
+      "on a shared 2-core machine; with n = 2 the CIs use t = 12.706, so they are wide whenever the seeds differ.")
     A("")
     A(HEADLINE)
     A("")
@@ -453,14 +454,92 @@ def readme(out, C, F, nruns, bad, timing):
 # The bottom line and the explanations, by hand from the runs of this repository (sweep CSVs and the
 # per-run stats.json); the tables and verdicts are regenerated, these sentences are not, so re-read
 # them when a model or workload changes.
-HEADLINE = "**Bottom line.** (to be written from the runs)"
+HEADLINE = (
+    "**Bottom line.** persim reproduces the paper's main orderings: BROI-mem beats Epoch on every local and hybrid "
+    "benchmark (memory and operational throughput), BSP beats Sync on every client and every element size, "
+    "memcached (5% writes) gains least, and BSP's gain shrinks as elements grow. It does not reproduce the "
+    "magnitudes, and two observations are reversed. (1) BROI's local gain is 1.8x, not 1.16x / 1.28x, and it "
+    "splits by locking: about 2.3-2.9x on Hash, SPS and SSCA2 (striped locks: 8 threads' epochs in flight) and "
+    "1.1-1.2x on RBTree and BTree (one tree lock: the threads are serialised, cores spend most cycles on the lock). "
+    "persim's Epoch is one in-order queue for all threads, so every barrier orders every thread's earlier writes "
+    "and the controller loses both bank parallelism and row locality (Hash seed 1: 45 k row hits of 107 k writes "
+    "vs 74 k under BROI; the 300 ns write row conflict of Table III makes each miss costly). (2) The hybrid runs are "
+    "*slower* than the local ones (paper: hybrid has the larger throughput), and BROI's hybrid gain is diluted to "
+    "1.1x: the run ends when the 2 replication channels finish, and those are bound by their 8-entry persist "
+    "buffers, each entry (one 8-byte store) held for a network round trip (3 us) until its ACK. The same bound "
+    "makes BSP's gain small for clients with large epochs (ycsb 1.06x, tpcc 1.09x, paper 2.5x): Sync's extra "
+    "round trip per epoch is hidden behind ~130-store epochs that already wait on the buffer; only ctree "
+    "(64 B elements, epochs of 1-10 stores) gets the paper's 2x. A single check run (ycsb seed 1, "
+    "persist_path.fe_entries=64 instead of 8): Sync 33.8 -> 6.2 ms, BSP 31.8 -> 4.0 ms, BSP over Sync 1.06 -> 1.55x. "
+    "(3) Figure 10's ratio equals Figure 9's by construction: both models write the same bytes, so "
+    "nvm_write_bw(broi) / nvm_write_bw(broi-epoch) = sim_ns(broi-epoch) / sim_ns(broi); the paper's 16% vs 28% "
+    "(memory throughput counted with bus idle time) has no counterpart here.")
 
+# Why persim differs from the paper, by hand from the sweep CSVs and per-run stats.json of this
+# repository (seed 1 unless stated); re-read when a model or workload changes.
 NOTES = {
-    "fig9": "",
-    "fig10": "",
-    "fig11": "",
-    "fig12": "",
-    "fig13": "",
+    "fig9": (
+        "**Same trend, local:** BROI over Epoch 1.84x (paper 1.16x). **Why larger:** persim's Epoch "
+        "(`broi-epoch`: `broi.local_entries=1`, `broi.units=16`) keeps every thread's writes in one in-order "
+        "entry, so a barrier of any thread orders all writes before it; BROI keeps one entry per thread and "
+        "schedules across them by bank (equation 2). Hash seed 1 (stats.json, `top.nvm0`): barrier wait 11.3 ms "
+        "(Epoch) vs 5.0 ms (BROI), row hits 45 k vs 74 k of 107 k writes, cores stalled on a full persist buffer "
+        "65 M vs 26 M core-cycles. The paper's Epoch is delegated ordering with buffered epoch persistency [25], "
+        "which the text does not describe in enough detail to say how much cross-thread ordering it keeps; "
+        "persim's single queue is the strictest reading. RBTree and BTree gain only 1.13x / 1.21x: one tree lock "
+        "serialises the transactions (RBTree: 34 M of ~39 M core-cycles stalled on the lock), so there is little "
+        "inter-thread persistence parallelism for BROI to use (BROI average occupancy 0.4 requests). "
+        "**Matches, hybrid:** 1.11x (paper 1.18x), but for a different reason than the paper's: the hybrid runs "
+        "last until the two replication channels finish (Hash: 5.6 ms hybrid vs 1.65 ms local under BROI), and "
+        "the channels are bound by their persist buffers (Hash, BROI: 13-14 M of 14 M cycles per channel stalled "
+        "on a full buffer), not by the controller, so BROI's gain on the local part is diluted. **Differs:** the "
+        "paper's hybrid runs have *larger* throughput (larger epochs, sequential remote writes); persim's have "
+        "smaller (0.71x Epoch, 0.43x BROI), because the NVM bus idles while the channels wait for ACKs. In the "
+        "paper the server side was simulated from gathered remote traces fed into McSimA+ (VI-B), i.e. without the "
+        "network round trips that bound persim's channels."),
+    "fig10": (
+        "**Same trend:** BROI over Epoch 1.84x local (paper 1.28x), 1.11x hybrid (paper 1.30x); the local and "
+        "hybrid geomean together, 1.43x, is within 10% of the abstract's 1.3x (a coincidence of the two "
+        "mismatches above, not a match of mechanisms). The ratios are Figure 9's exactly: the same bytes are "
+        "written in both models, so the memory-throughput ratio is the time ratio. **Differs:** SSCA2 is not faster "
+        "than the others (paper: much higher throughput, less memory-intensive). persim's `broi-ssca2` is a "
+        "logged edge insert with about 22 persisted words per transaction (Hash: 21) and ~45 instructions per operation, "
+        "like Hash (`docs/workloads-cpu.md`), so it is as memory-intensive as the other stand-ins; the "
+        "graph analyses of SSCA 2.2 (mostly reads) are not modelled. The absolute Mops are not comparable with the "
+        "paper's (different machine model and operation sizes)."),
+    "fig11": (
+        "**Same trend:** BROI's Hash throughput grows with threads (2.66 -> 3.03 Mops, 2 -> 8 threads, 1.14x) "
+        "while Epoch's falls (2.16 -> 1.29 Mops: more threads, more barriers serialised in the one queue), so "
+        "BROI's gain over Epoch grows from 1.2x to 2.3x. BROI's own scaling is modest because the one NVM DIMM "
+        "is near its write throughput already at 2 threads (3.7 GB/s at 2 threads, 4.1 at 8; 8 banks with 36 / 300 ns "
+        "row hit / conflict writes). **Queue size:** 4 units per entry costs 3% at 8 threads (the BROI entries "
+        "are full 758 k times vs 78 k with 8 units); 8 and 16 units are identical run for run, because each "
+        "thread's persist buffer has 8 entries (`persist_path.fe_entries`), so a BROI entry never holds more than "
+        "8 of its thread's requests. The paper's exact configurations (its Figure 11 table) are not in the text; "
+        "persim sweeps threads x units as a grid."),
+    "fig12": (
+        "**Same trend / matches:** BSP beats Sync on every client; ctree (1.98x) and memcached (1.09x, mostly reads) "
+        "are within 10% of the paper's 2x and 15%. **Same trend, far smaller:** ycsb 1.06x and tpcc 1.09x (paper "
+        "2.5x), hashmap 1.16x (paper 2x), geomean 1.24x (paper 1.93x). **Why:** each remote channel is bound by "
+        "its 8-entry persist buffer, not by the network link or the persist ACK of sync: an entry is one 8-byte "
+        "store (a 64-byte line write at the controller) and is freed only by its ACK, one round trip (2 x 1500 ns) "
+        "after it was sent, so a channel moves about 8 stores per round trip in either mode. ycsb seed 1: the "
+        "channels are stalled on a full buffer for 51 M and 77 M of 84 M cycles under Sync and about the same under "
+        "BSP, on persist ACKs only 5-7 M cycles under Sync; the link is busy 0.7-1.0 ms of 33.8 ms. Sync adds one "
+        "round trip per epoch, which matters only when epochs are short next to the buffer: ctree's 64-byte "
+        "elements give epochs of 1-10 stores (2x), ycsb's 1 KB records epochs of 128-130 stores (6%). The single "
+        "check run with 64-entry persist buffers (Bottom line) moves ycsb to 1.55x. The paper emulated the "
+        "client with inserted per-epoch delays from a network model (VI-A), i.e. the per-epoch round trip is its "
+        "whole cost, with no per-store buffer bound; persim's client profiles also use our element sizes and think "
+        "times (only the write ratios are Table IV's)."),
+    "fig13": (
+        "**Same trend:** BSP beats Sync at every element size and its gain shrinks with size (1.58x at 128 B, "
+        "1.02x at 4 KB). The paper says BSP stays effective up to 4 KB and loses effect only beyond, when the "
+        "network bandwidth becomes the bottleneck. In persim the gain fades earlier (4% at 2 KB) and for the "
+        "reason of Figure 12: the per-channel persist buffer (8 one-store entries, each held a round trip) bounds "
+        "both modes once an epoch has many more stores than entries, so Sync's one extra round trip per epoch "
+        "matters less and less; the network link is far from busy (5 GB/s per channel). Throughput per "
+        "transaction falls roughly in proportion to the element size in both modes for the same reason."),
 }
 
 
