@@ -211,7 +211,7 @@ def main():
 
     # Figure 10 (from Figure 9's runs)
     f10, g10 = fig10(R["fig9"])
-    LW.csv_and_png(out, plt, "fig10", "persim: BROI Figure 10, local application operational throughput "
+    LW.csv_and_png(out, plt, "fig10", "persim: BROI Figure 10, local application operational throughput\n"
                    "(local operations / simulated time)", "Mops", LABS + ["mean"], ser9, f10,
                    first="benchmark", baseline=None, log=False)
     C.add("Fig. 10", "BROI-mem over Epoch, operational throughput, local, geomean (VII-A: +28%)",
@@ -231,8 +231,8 @@ def main():
     ser11 = list(f11)
     cores = [str(c) for c in CORES]
     write_csv(os.path.join(out, "fig11.csv"), "cores", cores, ser11, f11)
-    bars(plt, os.path.join(out, "fig11.png"), "persim: BROI Figure 11, scalability on Hash (broi-hashtable): "
-         "throughput vs hardware threads (x) and BROI queue size (series)", "Mops", cores, ser11, f11,
+    bars(plt, os.path.join(out, "fig11.png"), "persim: BROI Figure 11, scalability on Hash (broi-hashtable)\n"
+         "x: hardware threads; series: Epoch, BROI queue size", "Mops", cores, ser11, f11,
          baseline=None, log=False)
     C.add("Fig. 11", "BROI (8 units) at 8 threads over 2 threads, Hash throughput (VII-A: \"good scalability\")",
           ratio(f11["BROI 8 units"]["8"], f11["BROI 8 units"]["2"]).summary(), kind="greater")
@@ -251,8 +251,8 @@ def main():
     rl = [lab for lab, _ in REMOTE]
     sp12["geomean"] = gmean([sp12[lab] for lab in rl])
     n12 = {"Sync": {lab: lift(lambda x: 1.0, sp12[lab]) for lab in rl + ["geomean"]}, "BSP": sp12}
-    LW.csv_and_png(out, plt, "fig12", "persim: BROI Figure 12, remote application throughput, BSP vs Sync "
-                   "(2 RDMA channels), normalized to Sync", "throughput / Sync", rl + ["geomean"], ["Sync", "BSP"],
+    LW.csv_and_png(out, plt, "fig12", "persim: BROI Figure 12, remote application throughput\n"
+                   "BSP vs Sync, 2 RDMA channels, normalized to Sync", "throughput / Sync", rl + ["geomean"], ["Sync", "BSP"],
                    n12, first="client", log=False)
     write_csv(os.path.join(out, "fig12_mops.csv"), "client", rl, ["sync", "bsp"], tp12)
     C.add("Fig. 12", "BSP over Sync, geomean of the 5 clients (abstract: 1.93x for remote applications)",
@@ -269,8 +269,8 @@ def main():
     # Figure 13
     el = [str(e) for e in ELEMS]
     tp13, sp13 = remote(R["fig13"], [(str(e), f"broi-hashmap-e{e}") for e in ELEMS])
-    LW.csv_and_png(out, plt, "fig13", "persim: BROI Figure 13, hashmap throughput vs element size (B), Sync vs BSP "
-                   "(2 RDMA channels)", "Mtx/s", el, ["sync", "bsp"], tp13, first="element_bytes",
+    LW.csv_and_png(out, plt, "fig13", "persim: BROI Figure 13, hashmap throughput vs element size (B)\n"
+                   "Sync vs BSP, 2 RDMA channels", "Mtx/s", el, ["sync", "bsp"], tp13, first="element_bytes",
                    baseline=None, log=True, ymin=min([v.summary()[0] for s in tp13.values() for v in s.values()
                                                      if not V.isnan(v.summary()[0])] or [1]) / 2)
     write_csv(os.path.join(out, "fig13_speedup.csv"), "element_bytes", el, ["bsp_over_sync"], {"bsp_over_sync": sp13})
