@@ -288,12 +288,12 @@ def main():
 
     total = time.time() - t0
     tfile = os.path.join(out, "timing.json")
-    if not a.no_run and not a.only:
+    if not a.no_run and a.force and not a.only:
         json.dump({"wall_s": round(total, 1), "sweeps_s": round(run_s, 1), "jobs": a.jobs, "force": a.force,
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
     try:
         t = json.load(open(tfile))
-        timing = (f"The last run of the sweeps (-j {t['jobs']}{', all points rerun' if t.get('force') else ''}, "
+        timing = (f"The last full regeneration (`make figures-broi BROI_FORCE=1`, -j {t['jobs']}, "
                   f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with another job.")
     except (OSError, ValueError, KeyError):
         timing = ""
