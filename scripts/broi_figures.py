@@ -487,7 +487,9 @@ HEADLINE = (
     "to 2.58x (ycsb 1.06 -> 1.54x, tpcc 1.09 -> 1.92x). "
     "(3) Figure 10's ratio equals Figure 9's by construction: both models write the same bytes, so "
     "nvm_write_bw(broi) / nvm_write_bw(broi-epoch) = sim_ns(broi-epoch) / sim_ns(broi); the paper's 16% vs 28% "
-    "(memory throughput counted with bus idle time) has no counterpart here.")
+    "(memory throughput counted with bus idle time) has no counterpart here. The second reversed observation: "
+    "persim's SSCA2 stand-in is not faster than the others (paper: much higher operational throughput), because it "
+    "persists as many words per operation as Hash (Figure 10 notes).")
 
 # Why persim differs from the paper, by hand from the sweep CSVs and per-run stats.json of this
 # repository (seed 1 unless stated); re-read when a model or workload changes.
