@@ -29,3 +29,15 @@ LW_JOBS ?= 1
 
 figures-lightwsp: build
 	$(PYTHON) scripts/lightwsp_figures.py --persim $(PERSIM) -j $(LW_JOBS) --out $(LW_OUT) $(if $(filter 1,$(LW_FORCE)),--force)
+
+# BROI evaluation (section VII: Figures 9-13) on the cpu system: specs in configs/experiments/broi/,
+# raw sweeps in results/broi/raw/, figN.csv/png and README.md in results/broi/ (small sizes, seeds 1-2,
+# mean and 95% CI, verdicts by scripts/verdict.py; docs/figures.md). Figure 10 comes from Figure 9's runs.
+#   make figures-broi               run the sweeps (points already run are skipped) and redraw
+#   make figures-broi BROI_FORCE=1  rerun every point;  BROI_JOBS=N  runs at a time (default 1)
+.PHONY: figures-broi
+BROI_OUT  ?= results/broi
+BROI_JOBS ?= 1
+
+figures-broi: build
+	$(PYTHON) scripts/broi_figures.py --persim $(PERSIM) -j $(BROI_JOBS) --out $(BROI_OUT) $(if $(filter 1,$(BROI_FORCE)),--force)
