@@ -26,22 +26,18 @@ Config with_model(const Config &c, const CpuModel &m)
 }
 
 CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
-    : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
-      pm_img_(mem_clone(backing)),
+    : sc_module(n), cc_(checked(with_model(c, m), m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
+      pm_img_(mem_clone(backing), mem_free),
       book_(1u << 30)
 {
     ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
     rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
     if (cfg_.crash_check && m.regions) check_ = std::make_unique<RegionCheck>(backing);
     if (cfg_.crash_check && m.barriers) bsp_ = std::make_unique<BspCheck>();
-    if (m.barriers && cc_.i("nvm.controllers") > 1)
-        throw ConfigError("nvm.controllers: model '" + std::string(m.name) + "' orders barrier epochs at one memory "
-                          "controller (BROI IV-C/D, Table III); with " + std::to_string(cc_.i("nvm.controllers")) +
-                          " controllers epochs could persist out of order (set nvm.controllers = 1)");
-    pm_ = std::make_unique<PmControllers>(cc_, pm_img_);
+    pm_ = std::make_unique<PmControllers>(cc_, pm_img_.get());
     l2_ = std::make_unique<CpuL2>("l2", cfg_);
     if (m.dram_cache && cfg_.use_dram_cache) {
-        dram_ = std::make_unique<MemCtrl>("dram", cc_, MemCtrlCfg::dram(cc_), pm_img_);
+        dram_ = std::make_unique<MemCtrl>("dram", cc_, MemCtrlCfg::dram(cc_), pm_img_.get());
         dc_ = std::make_unique<DramCache>("dram_cache", cfg_, m.drop_llc_evictions);
         l2_->isock.bind(dc_->tsock);
         dc_->dram_isock.bind(dram_->tsock);
@@ -75,7 +71,17 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
     if (cfg_.power_fail_ps) pf_ev_.notify(ps(cfg_.power_fail_ps));
 }
 
-CpuSystem::~CpuSystem() { mem_free(pm_img_); }
+CpuSystem::~CpuSystem() = default;
+
+// Checks made before anything is allocated (a constructor that throws frees nothing by itself).
+const Config &CpuSystem::checked(const Config &cc, const CpuModel &m)
+{
+    if (m.barriers && cc.i("nvm.controllers") > 1)
+        throw ConfigError("nvm.controllers: model '" + std::string(m.name) + "' orders barrier epochs at one memory "
+                          "controller (BROI IV-C/D, Table III); with " + std::to_string(cc.i("nvm.controllers")) +
+                          " controllers epochs could persist out of order (set nvm.controllers = 1)");
+    return cc;
+}
 
 void CpuSystem::set_durable_sink(DurableSink *s) { tee_.b = s; }
 

@@ -76,6 +76,7 @@ public:
     uint64_t checkpoint_base() const { return ckpt_base_; }
 
 private:
+    static const Config &checked(const Config &cc, const CpuModel &m);
     void start_kernel();
     void power_fail_method();
     Config cc_;                      // the configuration with the model's front end
@@ -83,7 +84,7 @@ private:
     const CpuModel &model_;
     const persim_prog *prog_;
     mem_image *img_;                 // functional memory (the run's image)
-    mem_image *pm_img_;              // what the controllers' devices hold
+    std::unique_ptr<mem_image, void (*)(mem_image *)> pm_img_;   // what the controllers' devices hold
     std::unique_ptr<PmControllers> pm_;
     std::unique_ptr<MemCtrl> dram_;
     std::unique_ptr<DramCache> dc_;
