@@ -44,6 +44,10 @@
  * evaluation waits for the next sweep. bank_ready is sampled at the decision clock. With K >= T
  * every clock is a decision and the behaviour is the parallel one. Starvation thresholds count
  * decisions. The offered push/barrier is applied every clock, as in the parallel mode.
+ * (Chosen over issuing after each entry's evaluation: that would issue a bank's request without
+ * having compared the other entries' keys, i.e. a different policy, not a slower eq. 2 choice.)
+ * System models: keep clocking while broi_sched_sweep_pos() != 0 even when a clock issued nothing
+ * (mid-sweep clocks always return 0); broi_sched_decision_cycles() gives the sweep length.
  * Local before remote (IV-D Discussion 1): a remote entry takes part only when the memory
  * controller reports low utilisation (`mc_low`) or it is starving; a starving remote entry
  * (blocked with a non-empty R_i for `starve` consecutive steps) beats every local entry; otherwise

@@ -250,6 +250,8 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             bb = b[BW-1:0];
             best = sbest[b*EW +: EW];
             if (decide && bank_ready[b] && sfound[b]) begin
+                o_valid[b] = 1'b1;                  // the candidate has a unit of bank b in R_i
+                o_entry[b*EW +: EW] = best;
                 for (i = 0; i < T; i = i + 1) begin
                     ii = i[EW-1:0];
                     if (ii == best) begin
@@ -262,10 +264,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                                 rem[i*UNITS+k] = 1'b1;
                                 o_tag[b*TAG_W +: TAG_W] = ut[(i*UNITS+k)*TAG_W +: TAG_W];
                             end
-                        end
-                        if (hit) begin
-                            o_valid[b] = 1'b1;
-                            o_entry[b*EW +: EW] = best;
                         end
                     end
                 end
