@@ -17,6 +17,11 @@ struct broi_sched {
     broi_sched_cfg   cfg;
     broi_sched_stats stats;
     broi_entry       e[BROI_MAX_ENTRIES];
+    /* serial mode: sweep pointer and the per-bank best candidate registers */
+    uint32_t         ptr;
+    uint32_t         bvalid;                  /* bit b: bank b has a candidate */
+    uint8_t          bent[BROI_MAX_BANKS];
+    uint16_t         bkey[BROI_MAX_BANKS];    /* (class << 10) | key */
 };
 
 static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
@@ -33,6 +38,7 @@ int broi_sched_init(void *mem, const broi_sched_cfg *cfg)
     if (cfg->remote_barriers < 1 || cfg->remote_barriers > BROI_MAX_BARS) return -1;
     if (cfg->sigma > 15 || cfg->starve < 1 || cfg->starve > 65535) return -1;
     if (cfg->tag_bits < 1 || cfg->tag_bits > 8) return -1;
+    if (cfg->serial > BROI_MAX_ENTRIES) return -1;
     broi_sched *s = (broi_sched *)mem;
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
@@ -116,46 +122,95 @@ broi_result broi_sched_barrier(broi_sched *s, uint32_t entry)
     return BROI_OK;
 }
 
+/* {class, key} and eligibility of entry i on the current state (step i of the header). */
+static uint32_t full_key(const broi_sched *s, uint32_t i, int mc_low, int *elig)
+{
+    uint32_t cls;
+    if (i < s->cfg.local_entries) cls = 1;
+    else if (s->e[i].starve >= s->cfg.starve) cls = 2;
+    else cls = 0;
+    *elig = i < s->cfg.local_entries || mc_low || cls == 2;
+    return (cls << 10) | broi_sched_key(s, i);
+}
+
+uint32_t broi_sched_decision_cycles(const broi_sched_cfg *cfg)
+{
+    if (!cfg || cfg->local_entries < 1 || cfg->serial > BROI_MAX_ENTRIES) return 0;
+    uint32_t T = cfg->local_entries + cfg->remote_entries;
+    if (cfg->serial == 0) return 1;
+    return (T + cfg->serial - 1) / cfg->serial;
+}
+
+uint32_t broi_sched_sweep_pos(const broi_sched *s) { return s->ptr; }
+
 uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
                              broi_issue *issue, uint32_t *barrier_mask)
 {
-    const uint32_t T = broi_sched_entries(s), L = s->cfg.local_entries, B = s->cfg.banks;
-    uint32_t key[BROI_MAX_ENTRIES], rmask[BROI_MAX_ENTRIES], elig = 0;
+    const uint32_t T = broi_sched_entries(s), B = s->cfg.banks;
     uint32_t removed[BROI_MAX_ENTRIES];   /* bit k: unit k issued this step */
+    int best[BROI_MAX_BANKS];             /* per bank: chosen entry or -1 */
+    uint32_t bestkey[BROI_MAX_BANKS];
     uint32_t nissued = 0;
 
-    s->stats.steps++;
-    /* (i) keys on the state at the start of the step */
-    for (uint32_t i = 0; i < T; i++) {
-        rmask[i] = broi_sched_ready_banks(s, i);
-        uint32_t k = broi_sched_key(s, i);
-        uint32_t cls;
-        if (i < L) cls = 1;
-        else if (s->e[i].starve >= s->cfg.starve) cls = 2;
-        else cls = 0;
-        if (i < L || mc_low || cls == 2) elig |= 1u << i;
-        key[i] = (cls << 10) | k;
-        removed[i] = 0;
-    }
-    /* (ii)+(iii) one request per ready bank */
+    s->stats.clocks++;
     for (uint32_t b = 0; b < B; b++) {
         issue[b].valid = 0; issue[b].entry = 0; issue[b].tag = 0;
-        if (!(bank_ready >> b & 1u)) continue;
-        int best = -1;
+        best[b] = -1; bestkey[b] = 0;
+    }
+    if (s->cfg.serial == 0) {
+        /* (i) keys on the state at the start of the step, (ii) best candidate per bank */
+        uint32_t key[BROI_MAX_ENTRIES], rmask[BROI_MAX_ENTRIES], elig = 0;
         for (uint32_t i = 0; i < T; i++) {
-            if (!(elig >> i & 1u) || !(rmask[i] >> b & 1u)) continue;
-            if (best < 0 || key[i] > key[best]) best = (int)i;
+            int el;
+            rmask[i] = broi_sched_ready_banks(s, i);
+            key[i] = full_key(s, i, mc_low, &el);
+            if (el) elig |= 1u << i;
         }
-        if (best < 0) continue;
-        broi_entry *e = &s->e[best];
+        for (uint32_t b = 0; b < B; b++)
+            for (uint32_t i = 0; i < T; i++) {
+                if (!(elig >> i & 1u) || !(rmask[i] >> b & 1u)) continue;
+                if (best[b] < 0 || key[i] > bestkey[b]) { best[b] = (int)i; bestkey[b] = key[i]; }
+            }
+    } else {
+        /* serial: evaluate entries ptr .. ptr+K-1 into the per-bank best registers */
+        const uint32_t K = s->cfg.serial, p = s->ptr;
+        for (uint32_t i = p; i < p + K && i < T; i++) {
+            int el;
+            uint32_t rm = broi_sched_ready_banks(s, i), k = full_key(s, i, mc_low, &el);
+            if (!el) continue;
+            for (uint32_t b = 0; b < B; b++) {
+                if (!(rm >> b & 1u)) continue;
+                if (!(s->bvalid >> b & 1u) || k > s->bkey[b]) {
+                    s->bvalid |= 1u << b; s->bent[b] = (uint8_t)i; s->bkey[b] = (uint16_t)k;
+                }
+            }
+        }
+        if (p + K < T) {                       /* mid-sweep: nothing issues */
+            s->ptr = p + K;
+            *barrier_mask = 0;
+            return 0;
+        }
+        s->ptr = 0;
+        for (uint32_t b = 0; b < B; b++)
+            if (s->bvalid >> b & 1u) { best[b] = s->bent[b]; bestkey[b] = s->bkey[b]; }
+        s->bvalid = 0;
+        memset(s->bent, 0, sizeof s->bent);
+        memset(s->bkey, 0, sizeof s->bkey);
+    }
+    s->stats.steps++;
+    for (uint32_t i = 0; i < T; i++) removed[i] = 0;
+    /* (iii) one request per ready bank: the oldest unit of that bank in the best entry's R_i */
+    for (uint32_t b = 0; b < B; b++) {
+        if (!(bank_ready >> b & 1u) || best[b] < 0) continue;
+        broi_entry *e = &s->e[best[b]];
         uint32_t e0 = end0(e);
         for (uint32_t k = 0; k < e0; k++) {
             if (e->bank[k] == b) {
                 issue[b].valid = 1;
-                issue[b].entry = (uint8_t)best;
+                issue[b].entry = (uint8_t)best[b];
                 issue[b].tag = e->tag[k];
-                removed[best] |= 1u << k;
-                if (key[best] >> 10 == 2) s->stats.starve_grants++;
+                removed[best[b]] |= 1u << k;
+                if (bestkey[b] >> 10 == 2) s->stats.starve_grants++;
                 nissued++;
                 break;
             }
@@ -163,6 +218,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
     }
     s->stats.issued += nissued;
     /* compaction, starvation counters, (iv) barrier issue */
+    const uint32_t L = s->cfg.local_entries;
     uint32_t bm = 0;
     for (uint32_t i = 0; i < T; i++) {
         broi_entry *e = &s->e[i];

@@ -21,6 +21,33 @@
  *        the highest key (ties: lowest entry index; inside an entry: the oldest unit of that bank);
  *   iv)  an entry whose SubReady-SET is now empty and which has a barrier pending issues the
  *        barrier to the memory controller (bit in `barrier`), and its Next-SET becomes R_i (eq. 3).
+ * Serial evaluation (cfg.serial = K >= 1; 0 = the parallel scheduler above, the default): the
+ * priority (i) is evaluated for only K entries per clock, round-robin, by K shared key evaluators
+ * instead of one per entry, so a full schedule decision ("step") takes ceil(T / K) clocks
+ * (T = local + remote; K = 1: one entry per clock, T clocks). Per bank the scheduler keeps a best
+ * candidate register {valid, entry, class+key}. One clock (one broi_sched_schedule /
+ * broi_sched_step call) in serial mode:
+ *   a) entries p .. min(p+K, T)-1 (p = the sweep pointer, broi_sched_sweep_pos) are evaluated on
+ *      the state at the start of the clock: key and class exactly as in (i), eligibility with this
+ *      clock's mc_low; for every bank b in R_i of an eligible entry, the entry replaces the bank's
+ *      best candidate if there is none or its {class, key} is strictly greater (so ties still go
+ *      to the lowest entry index, the sweep runs upward);
+ *   b) if the sweep is not done (p + K < T): p += K and nothing else happens (no issue, no barrier
+ *      issue, starvation counters unchanged);
+ *   c) at the last clock of the sweep (p + K >= T): (iii) every bank whose bank_ready bit is set
+ *      and that has a best candidate issues the oldest unit of that bank in the candidate's R_i,
+ *      then compaction, starvation counters and (iv) barrier issue exactly as in a parallel step
+ *      (this clock is the "step": stats.steps counts decisions); the best registers clear, p = 0.
+ * A candidate chosen earlier in the sweep still has its request at the end: units leave only at
+ * the end of a sweep, and pushes/barriers never shrink a SubReady-SET. Keys of different entries
+ * come from different clocks of the sweep, and a request that enters an entry after that entry's
+ * evaluation waits for the next sweep. bank_ready is sampled at the decision clock. With K >= T
+ * every clock is a decision and the behaviour is the parallel one. Starvation thresholds count
+ * decisions. The offered push/barrier is applied every clock, as in the parallel mode.
+ * (Chosen over issuing after each entry's evaluation: that would issue a bank's request without
+ * having compared the other entries' keys, i.e. a different policy, not a slower eq. 2 choice.)
+ * System models: keep clocking while broi_sched_sweep_pos() != 0 even when a clock issued nothing
+ * (mid-sweep clocks always return 0); broi_sched_decision_cycles() gives the sweep length.
  * Local before remote (IV-D Discussion 1): a remote entry takes part only when the memory
  * controller reports low utilisation (`mc_low`) or it is starving; a starving remote entry
  * (blocked with a non-empty R_i for `starve` consecutive steps) beats every local entry; otherwise
@@ -58,6 +85,9 @@ typedef struct broi_sched_cfg {
     uint32_t sigma;            /* sigma in eighths, 0..15 (4 = 0.5) */
     uint32_t starve;           /* remote starvation threshold in steps, 1..65535 */
     uint32_t tag_bits;         /* request tag width, 1..8 */
+    uint32_t serial;           /* 0 = parallel (default): every entry's priority each clock;
+                                  K = 1..32: serial, K entries per clock, a decision every
+                                  ceil((local+remote)/K) clocks (see the header comment) */
 } broi_sched_cfg;
 
 typedef enum broi_result {
@@ -74,7 +104,9 @@ typedef struct broi_issue {
 
 typedef struct broi_sched_stats {
     uint64_t pushes, barriers, merged, full;
-    uint64_t issued, barriers_issued, starve_grants, steps;
+    uint64_t issued, barriers_issued, starve_grants;
+    uint64_t steps;    /* schedule decisions (serial mode: completed sweeps) */
+    uint64_t clocks;   /* broi_sched_schedule / broi_sched_step calls */
 } broi_sched_stats;
 
 typedef struct broi_sched broi_sched;
@@ -86,8 +118,11 @@ const broi_sched_cfg *broi_sched_config(const broi_sched *s);
 /* ---- transaction API ---- */
 broi_result broi_sched_push(broi_sched *s, uint32_t entry, uint32_t bank, uint32_t tag);
 broi_result broi_sched_barrier(broi_sched *s, uint32_t entry);
-/* One schedule step. issue[] has cfg.banks elements; *barrier_mask gets one bit per entry that
- * issued a barrier. Returns the number of requests issued. */
+/* One schedule clock: in parallel mode a full schedule step; in serial mode one clock of the
+ * sweep (a decision only at its last clock, see the header comment; the other clocks issue nothing
+ * and return 0, but must still be clocked for the sweep to advance). issue[] has cfg.banks
+ * elements; *barrier_mask gets one bit per entry that issued a barrier. Returns the number of
+ * requests issued. */
 uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
                              broi_issue *issue, uint32_t *barrier_mask);
 
@@ -106,6 +141,13 @@ uint32_t broi_sched_next_banks(const broi_sched *s, uint32_t entry);
 uint32_t broi_sched_key(const broi_sched *s, uint32_t entry);
 uint32_t broi_sched_starving(const broi_sched *s);   /* bit r = remote entry r is starving */
 uint32_t broi_sched_occupancy(const broi_sched *s);  /* units buffered in all entries */
+/* Clocks per schedule decision: 1 (parallel), ceil((local+remote)/serial) (serial); 0 if the
+ * config is invalid. For a system model: a request that becomes schedulable waits up to this many
+ * clocks longer than with the parallel scheduler. */
+uint32_t broi_sched_decision_cycles(const broi_sched_cfg *cfg);
+/* Serial mode: the first entry evaluated at the next clock (0 = a new sweep starts); 0 in
+ * parallel mode. */
+uint32_t broi_sched_sweep_pos(const broi_sched *s);
 const broi_sched_stats *broi_sched_get_stats(const broi_sched *s);
 
 /* ---- cycle API: one clock edge, mirroring rtl/broi_sched.v ----

@@ -4,6 +4,7 @@
 #   make coverage   Verilator line/toggle coverage of the co-simulation suite (build in $(BUILD)-cov)
 #   make rtl-lint   verilator --lint-only -Wall on every block and preset
 #   make cosim      only the co-simulation tests (PERSIM_SEED / PERSIM_COSIM_N from the environment)
+#   make broi-design-space   results/area/broi_design_space.md (BROI parallel vs serial scheduler)
 .PHONY: area coverage rtl-lint cosim
 
 RTL_JOBS := $(shell j=$(JOBS); [ $$j -gt 2 ] && j=2; echo $$j)
@@ -28,3 +29,11 @@ coverage:
 	PERSIM_COVERAGE_DIR=$(abspath $(COV_BUILD))/coverage \
 	  ctest --test-dir $(COV_BUILD) --output-on-failure -j $(RTL_JOBS) -R cosim
 	$(PY3) tb/coverage_report.py $(COV_BUILD)/coverage --annotate $(COV_BUILD)/coverage/annotated
+
+# BROI scheduler design space (parallel vs serial, SERIAL presets): area from results/area/area.csv
+# (run `make area` first) beside the scheduling-latency cost measured on the C core.
+.PHONY: broi-design-space
+broi-design-space:
+	cmake --build $(BUILD) -j $(JOBS) --target core_tests
+	$(PY3) synth/broi_design_space.py --core-tests $(BUILD)/tests/core_tests --area results/area/area.csv \
+	  --out results/area/broi_design_space.md

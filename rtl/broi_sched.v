@@ -9,6 +9,15 @@
 // barriers pending, at most LBARS / RBARS). Priority key of entry i (eq. 2, in eighths, offset to
 // stay non-negative): 8*BLP((R - R_i) | N_i) + SIGMA*(UNITS - |R_i|); class 2 = starving remote,
 // 1 = local, 0 = remote (eligible only with mc_low); ties go to the lowest entry index.
+//
+// SERIAL = 0: the keys of all T entries are computed and compared in one cycle (one decision per
+// cycle). SERIAL = K >= 1: K shared key evaluators walk the entries round-robin (pointer ptr),
+// K entries per cycle, folding each entry into a per-bank best-candidate register
+// {valid, entry, class+key} (strictly greater replaces, so ties keep the lowest index); at the
+// last cycle of the sweep (ptr + K >= T) the banks issue from their best candidates and
+// compaction, starvation counters and barrier issue run as in a parallel step; the other cycles
+// issue nothing. A decision every ceil(T / K) cycles. The offered push/barrier is applied every
+// cycle. Same as cores/broi_sched.c with cfg.serial = K.
 module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, bank_ready, mc_low,
                    result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy);
     parameter LOCAL  = 8;    // local BROI entries (one per core)
@@ -20,6 +29,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     parameter SIGMA  = 4;    // sigma in eighths, 0..15
     parameter STARVE = 64;   // remote starvation threshold (steps), 1..65535
     parameter TAG_W  = 4;    // request tag (persist-buffer index) width, 1..8
+    parameter SERIAL = 0;    // 0: parallel; K = 1..32: serial, K entries evaluated per cycle
 
     localparam T  = LOCAL + REMOTE;
     localparam EW = (T > 1) ? $clog2(T) : 1;
@@ -27,6 +37,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     localparam UW = $clog2(UNITS + 1);
     localparam SW = $clog2(STARVE + 1);
     localparam RW = (REMOTE > 0) ? REMOTE : 1;
+    localparam KL = (SERIAL == 0) ? 1 : ((SERIAL > T) ? T : SERIAL);   // key evaluators (serial)
 
     input  wire                   clk;
     input  wire                   rst;           // synchronous, active high
@@ -52,6 +63,11 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [T*2-1:0]           nbar;
     reg [T-1:0]             dirty;
     reg [T*SW-1:0]          stv;     // starvation counters (remote entries)
+    // serial mode only (constant 0 when SERIAL = 0): sweep pointer, per-bank best candidate
+    reg [EW-1:0]            ptr;
+    reg [BANKS-1:0]         bvalid;
+    reg [BANKS*EW-1:0]      bent;
+    reg [BANKS*12-1:0]      bkey;
 
     // ---- next state / outputs ----
     reg [T*UNITS*BW-1:0]    n_ub;
@@ -66,6 +82,12 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [BANKS*TAG_W-1:0]   o_tag;
     reg [T-1:0]             o_bar;
     reg [RW-1:0]            o_starv;
+    /* verilator lint_off UNUSED */
+    reg [EW-1:0]            n_ptr;   // read only when SERIAL != 0
+    reg [BANKS-1:0]         n_bvalid;
+    reg [BANKS*EW-1:0]      n_bent;
+    reg [BANKS*12-1:0]      n_bkey;
+    /* verilator lint_on UNUSED */
 
     // ---- constants at their natural widths ----
     localparam [31:0] UNITS32 = UNITS, SIGMA32 = SIGMA, STARVE32 = STARVE, T32 = T;
@@ -97,6 +119,15 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg                found, hit;
     reg [BW-1:0]       ubk, selb, bb;
     reg [TAG_W-1:0]    selt;
+    reg [BANKS-1:0]    sfound;            // per bank: a candidate was chosen
+    reg [BANKS*EW-1:0] sbest;             // per bank: the chosen entry
+    reg                decide;            // this cycle is a schedule decision
+    reg [BANKS-1:0]    lrm, lnm;          // serial lane: R_i / N_i masks of the evaluated entry
+    reg [UW-1:0]       le0;
+    reg [1:0]          lcls;
+    reg                lel;
+    reg [11:0]         lkey;
+    integer            l, idx, pi;
 
     always @* begin
         n_ub = ub; n_ut = ut; n_cnt = cnt; n_len0 = len0; n_len1 = len1; n_nbar = nbar;
@@ -112,6 +143,10 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
         found = 1'b0; hit = 1'b0; ubk = {BW{1'b0}}; selb = {BW{1'b0}}; bb = {BW{1'b0}};
         selt = {TAG_W{1'b0}};
         pos = {(UNITS*UW){1'b0}}; e0 = {(T*UW){1'b0}}; fkey = {(T*12){1'b0}};
+        n_ptr = ptr; n_bvalid = bvalid; n_bent = bent; n_bkey = bkey;
+        sfound = {BANKS{1'b0}}; sbest = {(BANKS*EW){1'b0}}; decide = 1'b1;
+        lrm = {BANKS{1'b0}}; lnm = {BANKS{1'b0}}; le0 = {UW{1'b0}}; lcls = 2'd0; lel = 1'b0;
+        lkey = 12'd0; idx = 0; pi = 0;
 
         // (i) sets and priority keys on the registered state
         for (i = 0; i < T; i = i + 1) begin
@@ -134,40 +169,88 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                 end
             end
         end
-        for (i = 0; i < T; i = i + 1) begin
-            others = {BANKS{1'b0}};
-            for (j = 0; j < T; j = j + 1)
-                if (j != i) others = others | rm[j*BANKS +: BANKS];
-            others = others | nm[i*BANKS +: BANKS];
-            blp = 5'd0;
-            for (b = 0; b < BANKS; b = b + 1)
-                blp = blp + {4'd0, others[b]};
-            // 8*BLP + SIGMA*(UNITS - |R_i|), < 2^10 for the parameter ranges above
-            key = {2'b00, blp, 3'b000} + SIGMA_C * {{(10-UW){1'b0}}, UNITS_C - e0[i*UW +: UW]};
-            sv = stv[i*SW +: SW];
-            if (i < LOCAL) begin
-                fkey[i*12 +: 12] = {2'd1, key};
-                elig[i] = 1'b1;
-            end else if (sv >= STARVE_C) begin
-                fkey[i*12 +: 12] = {2'd2, key};
-                elig[i] = 1'b1;
+        if (SERIAL == 0) begin
+            // (i) priority keys of all entries, (ii) best candidate per bank, in one cycle
+            for (i = 0; i < T; i = i + 1) begin
+                others = {BANKS{1'b0}};
+                for (j = 0; j < T; j = j + 1)
+                    if (j != i) others = others | rm[j*BANKS +: BANKS];
+                others = others | nm[i*BANKS +: BANKS];
+                blp = 5'd0;
+                for (b = 0; b < BANKS; b = b + 1)
+                    blp = blp + {4'd0, others[b]};
+                // 8*BLP + SIGMA*(UNITS - |R_i|), < 2^10 for the parameter ranges above
+                key = {2'b00, blp, 3'b000} + SIGMA_C * {{(10-UW){1'b0}}, UNITS_C - e0[i*UW +: UW]};
+                sv = stv[i*SW +: SW];
+                if (i < LOCAL) begin
+                    fkey[i*12 +: 12] = {2'd1, key};
+                    elig[i] = 1'b1;
+                end else if (sv >= STARVE_C) begin
+                    fkey[i*12 +: 12] = {2'd2, key};
+                    elig[i] = 1'b1;
+                end else begin
+                    fkey[i*12 +: 12] = {2'd0, key};
+                    elig[i] = mc_low;
+                end
+            end
+            for (b = 0; b < BANKS; b = b + 1) begin
+                found = 1'b0; best = {EW{1'b0}}; bestkey = 12'd0;
+                for (i = 0; i < T; i = i + 1) begin
+                    if (elig[i] && rm[i*BANKS+b] && (!found || fkey[i*12 +: 12] > bestkey)) begin
+                        found = 1'b1; best = i[EW-1:0]; bestkey = fkey[i*12 +: 12];
+                    end
+                end
+                sfound[b] = found;
+                sbest[b*EW +: EW] = best;
+            end
+        end else begin
+            // serial: KL entries from ptr on fold into the per-bank best registers
+            pi = {{(32-EW){1'b0}}, ptr};
+            for (l = 0; l < KL; l = l + 1) begin
+                idx = pi + l;
+                if (idx < T) begin
+                    lrm = {BANKS{1'b0}}; lnm = {BANKS{1'b0}}; le0 = {UW{1'b0}}; sv = {SW{1'b0}};
+                    others = {BANKS{1'b0}};
+                    for (j = 0; j < T; j = j + 1) begin
+                        if (j == idx) begin
+                            lrm = rm[j*BANKS +: BANKS]; lnm = nm[j*BANKS +: BANKS];
+                            le0 = e0[j*UW +: UW]; sv = stv[j*SW +: SW];
+                        end else others = others | rm[j*BANKS +: BANKS];
+                    end
+                    others = others | lnm;
+                    blp = 5'd0;
+                    for (b = 0; b < BANKS; b = b + 1)
+                        blp = blp + {4'd0, others[b]};
+                    key = {2'b00, blp, 3'b000} + SIGMA_C * {{(10-UW){1'b0}}, UNITS_C - le0};
+                    if (idx < LOCAL) begin lcls = 2'd1; lel = 1'b1; end
+                    else if (sv >= STARVE_C) begin lcls = 2'd2; lel = 1'b1; end
+                    else begin lcls = 2'd0; lel = mc_low; end
+                    lkey = {lcls, key};
+                    ii = idx[EW-1:0];
+                    for (b = 0; b < BANKS; b = b + 1) begin
+                        if (lel && lrm[b] && (!n_bvalid[b] || lkey > n_bkey[b*12 +: 12])) begin
+                            n_bvalid[b] = 1'b1; n_bent[b*EW +: EW] = ii; n_bkey[b*12 +: 12] = lkey;
+                        end
+                    end
+                end
+            end
+            if (pi + KL >= T) begin             // last cycle of the sweep: decide
+                sfound = n_bvalid; sbest = n_bent;
+                n_bvalid = {BANKS{1'b0}}; n_bent = {(BANKS*EW){1'b0}}; n_bkey = {(BANKS*12){1'b0}};
+                n_ptr = {EW{1'b0}};
             end else begin
-                fkey[i*12 +: 12] = {2'd0, key};
-                elig[i] = mc_low;
+                decide = 1'b0;
+                idx = pi + KL;
+                n_ptr = idx[EW-1:0];
             end
         end
 
-        // (ii)+(iii) bank-candidate queues: one request per ready bank
+        // (iii) one request per ready bank from its chosen entry
         for (b = 0; b < BANKS; b = b + 1) begin
             bb = b[BW-1:0];
-            found = 1'b0; best = {EW{1'b0}}; bestkey = 12'd0;
-            for (i = 0; i < T; i = i + 1) begin
-                if (elig[i] && rm[i*BANKS+b] && (!found || fkey[i*12 +: 12] > bestkey)) begin
-                    found = 1'b1; best = i[EW-1:0]; bestkey = fkey[i*12 +: 12];
-                end
-            end
-            if (bank_ready[b] && found) begin
-                o_valid[b] = 1'b1;
+            best = sbest[b*EW +: EW];
+            if (decide && bank_ready[b] && sfound[b]) begin
+                o_valid[b] = 1'b1;                  // the candidate has a unit of bank b in R_i
                 o_entry[b*EW +: EW] = best;
                 for (i = 0; i < T; i = i + 1) begin
                     ii = i[EW-1:0];
@@ -187,8 +270,8 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             end
         end
 
-        // compaction, starvation counters, (iv) barrier issue
-        for (i = 0; i < T; i = i + 1) begin
+        // compaction, starvation counters, (iv) barrier issue (decision cycles only)
+        for (i = 0; i < T; i = i + 1) if (decide) begin
             cn = cnt[i*UW +: UW];
             l0 = len0[i*UW +: UW];
             l1 = len1[i*UW +: UW];
@@ -279,6 +362,21 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             if (n_stv[i*SW +: SW] >= STARVE_C) o_starv[i-LOCAL] = 1'b1;
     end
 
+
+    generate if (SERIAL != 0) begin : g_serial
+        always @(posedge clk) begin
+            if (rst) begin
+                ptr <= {EW{1'b0}}; bvalid <= {BANKS{1'b0}}; bent <= {(BANKS*EW){1'b0}};
+                bkey <= {(BANKS*12){1'b0}};
+            end else begin
+                ptr <= n_ptr; bvalid <= n_bvalid; bent <= n_bent; bkey <= n_bkey;
+            end
+        end
+    end else begin : g_parallel
+        always @* begin
+            ptr = {EW{1'b0}}; bvalid = {BANKS{1'b0}}; bent = {(BANKS*EW){1'b0}}; bkey = {(BANKS*12){1'b0}};
+        end
+    end endgenerate
 
     always @(posedge clk) begin
         if (rst) begin

@@ -56,7 +56,11 @@ def storage_bits(block, p):
         t = p["LOCAL"] + p["REMOTE"]
         bw = max(1, clog2(p["BANKS"]))
         uw = clog2(p["UNITS"] + 1)
-        return t * p["UNITS"] * (bw + p["TAG_W"]) + t * (3 * uw + 2 + 1) + p["REMOTE"] * clog2(p["STARVE"] + 1)
+        bits = t * p["UNITS"] * (bw + p["TAG_W"]) + t * (3 * uw + 2 + 1) + p["REMOTE"] * clog2(p["STARVE"] + 1)
+        if p.get("SERIAL", 0):   # sweep pointer + per-bank best candidate {valid, entry, class+key}
+            ew = max(1, clog2(t))
+            bits += ew + p["BANKS"] * (1 + ew + 12)
+        return bits
     if block == "wpq_gate":
         return p["ENTRIES"] * (p["ADDR_W"] + p["DATA_W"] + p["RID_W"]) + p["RID_W"] + p["REGIONS"] * 9
     if block == "sbrp_pb":
@@ -160,6 +164,16 @@ def comparison(rows):
                    f"~200 NAND2 gates at 65 nm, too few for even the per-bank key comparators, so the paper's "
                    f"Design Compiler figure can cover only part of the control logic; ideally scaled OSU "
                    f"0.18 um cells also overstate area against a commercial 65 nm library. |")
+    r1 = by.get(("broi_sched", "broi_table2_serial"))
+    if r and r1:
+        nent = int(dict(kv.split("=") for kv in r1["params"].split())["LOCAL"]) + \
+            int(dict(kv.split("=") for kv in r1["params"].split())["REMOTE"])
+        logic65s = r1["logic_um2_180nm"] * (65 / 180) ** 2
+        out.append(f"| BROI controller, serial scheduler (broi_table2_serial) | 247 um^2 control logic at 65 nm | "
+                   f"{r1['area_um2_65nm']:.0f} um^2 total, {logic65s:.0f} um^2 without flip-flops (scaled) | "
+                   f"persim variant: one entry's eq. 2 per cycle, a decision every {nent} cycles; "
+                   f"{r1['area_um2_180nm'] / r['area_um2_180nm']:.2f}x the parallel area, still "
+                   f"{logic65s / 247:.0f}x the paper's figure (results/area/broi_design_space.md). |")
     for pre, (um2, node) in (("nvw_l1", PAPER_UM2[("nvw_fifo", "nvw_l1")]), ("nvw_l2", PAPER_UM2[("nvw_fifo", "nvw_l2")])):
         r = by.get(("nvw_fifo", pre))
         if r:

@@ -2,6 +2,9 @@
 #include "cosim_common.h"
 #include "Vbroi_sched_broi_small.h"
 #include "Vbroi_sched_broi_table2.h"
+#include "Vbroi_sched_broi_table2_serial.h"
+#include "Vbroi_sched_broi_small_serial.h"
+#include "Vbroi_sched_broi_small_serial3.h"
 
 namespace {
 
@@ -197,6 +200,59 @@ TEST(BroiSched, Directed_BarrierRegisters)
         if (o.issue_valid >> 3 & 1) tags.push_back(o.issue_tag[3]);
     }
     EXPECT_EQ(tags, (std::vector<int>{1, 2, 3}));  // one epoch per step, in order
+}
+
+// Figure 6(c) with the serial scheduler (SERIAL 1, 10 entries): same issue order as the parallel
+// one, but a decision only at the last cycle of each 10-cycle sweep.
+TEST(BroiSched, Directed_Figure6c_Serial)
+{
+    BroiBench<Vbroi_sched_broi_table2_serial> b(rtlp_broi_table2_serial_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 0x1), &o));   // 1.1
+    ASSERT_TRUE(b.step(op(0, 0, 0, 0x2), &o));   // 1.2
+    ASSERT_TRUE(b.step(op(0, 1, 0, 0x3), &o));   // 2.1
+    ASSERT_TRUE(b.step(op(1, 1), &o));           // barrier
+    ASSERT_TRUE(b.step(op(0, 1, 1, 0x4), &o));   // 2.2
+    ASSERT_TRUE(b.step(op(0, 2, 0, 0x5), &o));   // 3.1
+    broi_sched_in idle{};
+    while (broi_sched_sweep_pos(b.core()) != 0) ASSERT_TRUE(b.step(idle, &o));   // align to a sweep
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    std::vector<int> when, tags;
+    for (int c = 0; c < 60; c++) {
+        ASSERT_TRUE(b.step(go, &o));
+        for (int k = 0; k < 8; k++)
+            if (o.issue_valid >> k & 1) { when.push_back(c); tags.push_back(o.issue_tag[k]); }
+        if (o.issue_valid) EXPECT_EQ(c % 10, 9);   // decisions at the last cycle of a sweep
+        if (c % 10 != 9) EXPECT_EQ(o.barrier, 0u);
+    }
+    EXPECT_EQ(tags, (std::vector<int>{0x3, 0x5, 0x4, 0x1, 0x2}));   // 2.1; 3.1 (bank 0) with 2.2 (bank 1); 1.1; 1.2
+    EXPECT_EQ(when, (std::vector<int>{9, 19, 19, 29, 39}));
+    EXPECT_EQ(o.occupancy, 0);
+}
+
+TEST(BroiSched, Random_broi_table2_serial)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_table2_serial", s, n);
+    BroiBench<Vbroi_sched_broi_table2_serial> b(rtlp_broi_table2_serial_cfg());
+    b.random(s + 2, n);
+}
+
+TEST(BroiSched, Random_broi_small_serial)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_small_serial", s, n);
+    BroiBench<Vbroi_sched_broi_small_serial> b(rtlp_broi_small_serial_cfg());
+    b.random(s + 3, n);
+}
+
+TEST(BroiSched, Random_broi_small_serial3)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_small_serial3", s, n);
+    BroiBench<Vbroi_sched_broi_small_serial3> b(rtlp_broi_small_serial3_cfg());
+    b.random(s + 4, n);
 }
 
 TEST(BroiSched, Random_broi_table2)

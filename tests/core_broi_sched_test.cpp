@@ -1,5 +1,9 @@
 // Unit tests of the BROI controller core (cores/broi_sched.{h,c}).
 #include <gtest/gtest.h>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <random>
 #include <vector>
 extern "C" {
 #include "broi_sched.h"
@@ -242,6 +246,293 @@ TEST(BroiSched, RandomBarrierOrderProperty)
     for (int e = 0; e < 10; e++) EXPECT_LE(bars_out[e], bars_in[e]);
     (void)last_issued_epoch;
     (void)any_issued;
+}
+
+// ---- serial mode (cfg.serial = K: K entries' priorities per clock, a decision per sweep) ----
+
+broi_sched_cfg serial(uint32_t k)
+{
+    broi_sched_cfg c = table2();
+    c.serial = k;
+    return c;
+}
+
+TEST(BroiSchedSerial, ConfigAndDecisionCycles)
+{
+    broi_sched_cfg c = table2();
+    EXPECT_EQ(broi_sched_decision_cycles(&c), 1u);       // parallel (the zero default)
+    c.serial = 1;  EXPECT_EQ(broi_sched_decision_cycles(&c), 10u);
+    c.serial = 2;  EXPECT_EQ(broi_sched_decision_cycles(&c), 5u);
+    c.serial = 3;  EXPECT_EQ(broi_sched_decision_cycles(&c), 4u);
+    c.serial = 10; EXPECT_EQ(broi_sched_decision_cycles(&c), 1u);
+    c.serial = 32; EXPECT_EQ(broi_sched_decision_cycles(&c), 1u);
+    std::vector<uint64_t> mem(broi_sched_bytes(&c) / 8 + 1);
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), 0);
+    c.serial = 33;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+    EXPECT_EQ(broi_sched_decision_cycles(&c), 0u);
+}
+
+void load_figure6c(broi_sched *s)
+{
+    ASSERT_EQ(broi_sched_push(s, 0, 0, 0x1), BROI_OK);   // 1.1
+    ASSERT_EQ(broi_sched_push(s, 0, 0, 0x2), BROI_OK);   // 1.2
+    ASSERT_EQ(broi_sched_push(s, 1, 0, 0x3), BROI_OK);   // 2.1
+    ASSERT_EQ(broi_sched_barrier(s, 1), BROI_OK);
+    ASSERT_EQ(broi_sched_push(s, 1, 1, 0x4), BROI_OK);   // 2.2
+    ASSERT_EQ(broi_sched_push(s, 2, 0, 0x5), BROI_OK);   // 3.1
+}
+
+// Figure 6(c): the parallel scheduler issues 2.1 in one step; the serial one (1 entry per clock)
+// walks the 10 entries first and issues 2.1 at the 10th clock. The issue order is the same:
+// (2.1), (3.1 | 2.2), (1.1), (1.2), one decision per 10 clocks.
+TEST(BroiSchedSerial, Figure6cTakesTenClocksPerDecisionSameOrder)
+{
+    Broi p(table2()), s(serial(1));
+    load_figure6c(p.s);
+    load_figure6c(s.s);
+    broi_issue iss[8];
+    uint32_t bar = 0;
+    EXPECT_EQ(p.step(0xFF, 0, iss, &bar), 1u);
+    EXPECT_EQ(iss[0].tag, 0x3);
+    for (int c = 0; c < 9; c++) {
+        EXPECT_EQ(broi_sched_sweep_pos(s.s), (uint32_t)c);
+        EXPECT_EQ(s.step(0xFF, 0, iss, &bar), 0u) << "clock " << c;
+        EXPECT_EQ(bar, 0u);
+        EXPECT_FALSE(iss[0].valid);
+    }
+    EXPECT_EQ(broi_sched_sweep_pos(s.s), 9u);
+    EXPECT_EQ(s.step(0xFF, 0, iss, &bar), 1u);           // 10th clock: the decision
+    EXPECT_EQ(broi_sched_sweep_pos(s.s), 0u);
+    EXPECT_EQ(iss[0].entry, 1);
+    EXPECT_EQ(iss[0].tag, 0x3);                          // 2.1, as the parallel scheduler
+    EXPECT_EQ(bar, 1u << 1);
+    EXPECT_EQ(broi_sched_get_stats(s.s)->steps, 1u);
+    EXPECT_EQ(broi_sched_get_stats(s.s)->clocks, 10u);
+
+    // the rest, decision by decision, against the parallel scheduler
+    std::vector<std::vector<int>> po, so;
+    for (int d = 0; d < 4; d++) {
+        std::vector<int> v;
+        p.step(0xFF, 0, iss, &bar);
+        for (int b = 0; b < 8; b++) if (iss[b].valid) v.push_back(iss[b].tag);
+        po.push_back(v);
+        v.clear();
+        for (int c = 0; c < 10; c++) {
+            uint32_t n = s.step(0xFF, 0, iss, &bar);
+            if (c < 9) {
+                EXPECT_EQ(n, 0u);
+            }
+        }
+        for (int b = 0; b < 8; b++) if (iss[b].valid) v.push_back(iss[b].tag);
+        so.push_back(v);
+    }
+    EXPECT_EQ(po, (std::vector<std::vector<int>>{{0x5, 0x4}, {0x1}, {0x2}, {}}));
+    EXPECT_EQ(so, po);
+}
+
+// A request that enters an entry after that entry's evaluation in the sweep waits for the next
+// sweep: 19 clocks from push to issue, against 1 in parallel.
+TEST(BroiSchedSerial, RequestBehindThePointerWaitsOneSweep)
+{
+    Broi p(table2()), s(serial(1));
+    broi_issue iss[8];
+    uint32_t bar;
+    EXPECT_EQ(s.step(0xFF, 0, iss, &bar), 0u);           // clock 0 evaluates entry 0 (empty)
+    broi_sched_push(p.s, 0, 2, 7);
+    broi_sched_push(s.s, 0, 2, 7);
+    EXPECT_EQ(p.step(0xFF, 0, iss, &bar), 1u);
+    int at = -1;
+    for (int c = 1; c < 40 && at < 0; c++)
+        if (s.step(0xFF, 0, iss, &bar)) { at = c; EXPECT_EQ(iss[2].tag, 7); }
+    EXPECT_EQ(at, 19);                                    // end of the second sweep
+}
+
+// Where the order differs: keys come from different clocks of the sweep. Entry 1's Next-SET adds
+// bank 5 (key 44 > entry 0's 36). After entry 0 was evaluated (clock 0), entry 0 gets a barrier
+// and a Next-SET request in bank 6, which raises its key to 44 (a tie, which entry 0 wins by
+// index): the parallel scheduler now issues entry 0's request on bank 0, the serial one still
+// holds entry 0's stale key 36 and issues entry 1's.
+TEST(BroiSchedSerial, StaleKeyChangesTheChoice)
+{
+    Broi p(table2()), s(serial(1));
+    for (Broi *x : {&p, &s}) {
+        broi_sched_push(x->s, 0, 0, 1);
+        broi_sched_push(x->s, 1, 0, 2);
+        ASSERT_EQ(broi_sched_barrier(x->s, 1), BROI_OK);
+        broi_sched_push(x->s, 1, 5, 3);
+    }
+    EXPECT_EQ(broi_sched_key(s.s, 0), 36u);
+    EXPECT_EQ(broi_sched_key(s.s, 1), 44u);
+    broi_issue iss[8];
+    uint32_t bar;
+    EXPECT_EQ(s.step(0xFF, 0, iss, &bar), 0u);           // entry 0 evaluated: key 36
+    for (Broi *x : {&p, &s}) {
+        ASSERT_EQ(broi_sched_barrier(x->s, 0), BROI_OK);
+        broi_sched_push(x->s, 0, 6, 4);
+    }
+    EXPECT_EQ(broi_sched_key(p.s, 0), 44u);
+    EXPECT_EQ(p.step(0xFF, 0, iss, &bar), 1u);
+    EXPECT_EQ(iss[0].entry, 0);
+    EXPECT_EQ(iss[0].tag, 1);
+    uint32_t n = 0;
+    for (int c = 1; c < 10; c++) n += s.step(0xFF, 0, iss, &bar);
+    EXPECT_EQ(n, 1u);
+    EXPECT_EQ(iss[0].entry, 1);
+    EXPECT_EQ(iss[0].tag, 2);
+}
+
+// K >= T entries per clock: every clock is a decision, identical to the parallel scheduler.
+TEST(BroiSchedSerial, WideSerialEqualsParallel)
+{
+    for (uint32_t k : {10u, 32u}) {
+        broi_sched_cfg c = table2();
+        c.starve = 5;
+        broi_sched_cfg cs = c;
+        cs.serial = k;
+        Broi a(c), b(cs);
+        uint32_t x = 99;
+        auto rnd = [&x]() { x = x * 1103515245u + 12345u; return x >> 8; };
+        for (int cyc = 0; cyc < 20000; cyc++) {
+            broi_sched_in in{};
+            in.in_valid = rnd() % 4 != 0; in.in_barrier = rnd() % 4 == 0; in.in_entry = rnd() % 10;
+            in.in_bank = rnd() % 8; in.in_tag = rnd() % 16; in.bank_ready = rnd() & 0xFF; in.mc_low = rnd() % 3 == 0;
+            broi_sched_out oa, ob;
+            broi_sched_step(a.s, &in, &oa);
+            broi_sched_step(b.s, &in, &ob);
+            ASSERT_EQ(oa.result, ob.result) << cyc;
+            ASSERT_EQ(oa.issue_valid, ob.issue_valid) << cyc;
+            for (int q = 0; q < 8; q++)
+                if (oa.issue_valid >> q & 1) {
+                    ASSERT_EQ(oa.issue_entry[q], ob.issue_entry[q]);
+                    ASSERT_EQ(oa.issue_tag[q], ob.issue_tag[q]);
+                }
+            ASSERT_EQ(oa.barrier, ob.barrier);
+            ASSERT_EQ(oa.starving, ob.starving);
+            ASSERT_EQ(oa.occupancy, ob.occupancy);
+        }
+        EXPECT_GT(broi_sched_get_stats(b.s)->starve_grants, 0u);
+    }
+}
+
+// Barrier order still holds in serial mode (same property as RandomBarrierOrderProperty).
+TEST(BroiSchedSerial, RandomBarrierOrderProperty)
+{
+    for (uint32_t k : {1u, 3u}) {
+        Broi b(serial(k));
+        uint32_t x = 4242 + k;
+        auto rnd = [&x]() { x = x * 1664525u + 1013904223u; return x >> 8; };
+        uint32_t epoch_in[10] = {0}, bars_in[10] = {0}, bars_out[10] = {0};
+        uint64_t issued = 0;
+        for (int cyc = 0; cyc < 40000; cyc++) {
+            broi_issue iss[8];
+            uint32_t bar;
+            b.step(rnd() & 0xFF, rnd() & 1, iss, &bar);
+            for (int q = 0; q < 8; q++) {
+                if (!iss[q].valid) continue;
+                EXPECT_EQ(iss[q].tag, bars_out[iss[q].entry] % 16) << "entry " << (int)iss[q].entry;
+                issued++;
+            }
+            for (int e = 0; e < 10; e++) if (bar >> e & 1) bars_out[e]++;
+            uint32_t e = rnd() % 10;
+            if (rnd() % 3 == 0) {
+                if (broi_sched_barrier(b.s, e) == BROI_OK) { epoch_in[e]++; bars_in[e]++; }
+            } else {
+                broi_sched_push(b.s, e, rnd() % 8, epoch_in[e] % 16);
+            }
+        }
+        for (int e = 0; e < 10; e++) EXPECT_LE(bars_out[e], bars_in[e]);
+        EXPECT_GT(issued, 1000u);
+    }
+}
+
+// Scheduling-latency cost of the serial scheduler, core level (not the full system): 8 threads
+// on broi_table2 (remote entries idle), each writes with probability `rate` per clock in epochs of
+// 1..4 writes separated by barriers, banks uniform; a bank is busy `svc` clocks after an issue.
+// Latency = clocks from the write's arrival at the controller (queued in the thread's FIFO while
+// its entry is full) to its issue. Prints one line per (svc, load, mode); the table in
+// results/area/broi_design_space.md comes from here (PERSIM_BROI_DSE=1 prints it; the test always
+// checks that the serial modes only cost latency, never lose a write).
+struct DseResult { double lat, thr; uint64_t issued; };
+
+DseResult dse_run(uint32_t k, uint32_t svc, double rate, uint64_t clocks, uint64_t seed)
+{
+    Broi b(serial(k));
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    struct Op { int bar; uint32_t bank; uint64_t t; };
+    std::vector<std::deque<Op>> q(8);
+    std::vector<std::vector<uint64_t>> born(10, std::vector<uint64_t>(16, 0));
+    std::vector<uint32_t> left(8, 0), tagn(8, 0);
+    std::vector<uint64_t> busy(8, 0);
+    double sum = 0;
+    uint64_t n = 0, warm = clocks / 10;
+    for (uint64_t t = 0; t < clocks; t++) {
+        uint32_t ready = 0;
+        for (uint32_t bk = 0; bk < 8; bk++) if (busy[bk] <= t) ready |= 1u << bk;
+        broi_issue iss[8];
+        uint32_t bar;
+        broi_sched_schedule(b.s, ready, 1, iss, &bar);
+        for (uint32_t bk = 0; bk < 8; bk++) {
+            if (!iss[bk].valid) continue;
+            busy[bk] = t + svc;
+            if (t >= warm) { sum += (double)(t - born[iss[bk].entry][iss[bk].tag]); n++; }
+        }
+        for (uint32_t e = 0; e < 8; e++) {
+            if (u(rng) < rate) {
+                if (left[e] == 0) left[e] = 1 + (uint32_t)(rng() % 4);
+                q[e].push_back({0, (uint32_t)(rng() % 8), t});
+                if (--left[e] == 0) q[e].push_back({1, 0, t});
+            }
+            while (!q[e].empty()) {
+                Op &o = q[e].front();
+                if (o.bar) {
+                    if (broi_sched_barrier(b.s, e) == BROI_FULL) break;
+                } else {
+                    uint32_t tag = tagn[e] % 16;
+                    if (broi_sched_push(b.s, e, o.bank, tag) != BROI_OK) break;
+                    born[e][tag] = o.t;
+                    tagn[e]++;
+                }
+                q[e].pop_front();
+            }
+        }
+    }
+    return {n ? sum / (double)n : 0.0, (double)n / (double)(clocks - warm), n};
+}
+
+TEST(BroiSchedSerial, LatencyCostCoreLevel)
+{
+    const bool print = std::getenv("PERSIM_BROI_DSE") != nullptr;
+    const uint64_t clocks = print ? 400000 : 60000;
+    const std::vector<uint64_t> seeds = print ? std::vector<uint64_t>{7, 8, 9} : std::vector<uint64_t>{7};
+    auto avg = [&](uint32_t k, uint32_t svc, double rate) {
+        DseResult m{0, 0, 0};
+        for (uint64_t sd : seeds) {
+            DseResult r = dse_run(k, svc, rate, clocks, sd);
+            m.lat += r.lat / (double)seeds.size(); m.thr += r.thr / (double)seeds.size(); m.issued += r.issued;
+        }
+        return m;
+    };
+    for (uint32_t svc : {40u, 750u}) {
+        const double cap = 8.0 / svc;                    // bank-limited writes per clock
+        for (double load : {0.3, 0.6, 0.75}) {
+            const double rate = load * cap / 8.0;
+            DseResult par = avg(0, svc, rate);
+            for (uint32_t k : {0u, 5u, 2u, 1u}) {
+                DseResult r = k ? avg(k, svc, rate) : par;
+                if (print)
+                    std::printf("DSE svc=%u load=%.2f serial=%u decision_cycles=%u mean_latency=%.1f "
+                                "delta=%.1f throughput=%.5f\n", svc, load, k,
+                                k ? (10 + k - 1) / k : 1, r.lat, r.lat - par.lat, r.thr);
+                EXPECT_GT(r.issued, 0u);
+                if (load < 0.7) {   // below saturation: serial costs latency, carries the same load
+                    EXPECT_GE(r.lat + 0.5, par.lat) << "serial " << k;
+                    EXPECT_NEAR(r.thr, par.thr, 0.05 * par.thr);
+                }
+            }
+        }
+    }
 }
 
 } // namespace
