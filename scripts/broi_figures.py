@@ -17,10 +17,8 @@ seeds (scripts/verdict.py); the verdicts come from the one rule in scripts/verdi
 Figure 10 (operational throughput) is drawn from Figure 9's runs (the same points: it is the same
 work in both models, so operations / time compares as 1 / sim_ns). Nothing here is tuned; the paper
 numbers are quoted from its text and only compared."""
-import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -152,38 +150,14 @@ def mech(rows, pairs, **kv):
 # ---- README ----------------------------------------------------------------------------------------
 
 def mech_table(d, keys, cols):
-    L = ["| run | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
-    for k in keys:
-        L.append(f"| {k} | " + " | ".join(cell(d[k][c], 2) for c in cols) + " |")
-    return L
+    return LW.mech_table(d, keys, cols, head="run")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--persim", default="build/persim")
-    ap.add_argument("--specs", default="configs/experiments/broi")
-    ap.add_argument("--out", default="results/broi")
-    ap.add_argument("-j", "--jobs", type=int, default=1)
-    ap.add_argument("--force", action="store_true", help="rerun every point (default: skip points with results)")
-    ap.add_argument("--no-run", action="store_true", help="only redraw from the existing sweep CSVs")
-    ap.add_argument("--only", action="append", help="run only these specs (repeatable); figures use what exists")
-    a = ap.parse_args()
-    out = a.out
-    os.makedirs(os.path.join(out, "raw"), exist_ok=True)
     t0 = time.time()
-    failed = []
-    if not a.no_run:
-        for name in SPECS:
-            if a.only and name not in a.only:
-                continue
-            spec = os.path.join(a.specs, name + ".json")
-            cmd = [a.persim, "sweep", spec, "-j", str(a.jobs), "--out", os.path.join(out, "raw", name)]
-            if a.force:
-                cmd.append("--force")
-            print("+ " + " ".join(cmd), flush=True)
-            if subprocess.run(cmd).returncode != 0:
-                failed.append(name)
-    run_s = time.time() - t0
+    a = V.figure_args(__doc__, "configs/experiments/broi", "results/broi")
+    out = a.out
+    failed, run_s = V.run_sweeps(a, SPECS)
     plt = SF.plt_or_none()
     if plt is None:
         print("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs", file=sys.stderr)

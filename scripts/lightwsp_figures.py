@@ -18,12 +18,10 @@ Nothing here is tuned: every persim number comes from the runs; the paper number
 its text (section V, cited per claim) and only compared. The default point of every sensitivity
 figure (WPQ 64, store threshold 32, full victim, 4 GB/s, 8 threads) and the baseline of Figures
 7-15 are Figure 7's runs (identical configurations); Figure 8 is drawn from Figure 7's runs."""
-import argparse
 import csv
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
@@ -205,40 +203,19 @@ def class_groups(wls=WORKLOADS):
 
 # ---- README ----------------------------------------------------------------------------------
 
-def mech_table(d, wls, cols=None):
+def mech_table(d, wls, cols=None, head="workload"):
     cols = cols or list(next(iter(d.values())).keys())
-    L = ["| workload | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    L = ["| " + head + " | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for w in wls:
         L.append(f"| {w} | " + " | ".join(cell(d[w][c], 2) for c in cols) + " |")
     return L
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--persim", default="build/persim")
-    ap.add_argument("--specs", default="configs/experiments/lightwsp")
-    ap.add_argument("--out", default="results/lightwsp")
-    ap.add_argument("-j", "--jobs", type=int, default=1)
-    ap.add_argument("--force", action="store_true", help="rerun every point (default: skip points with results)")
-    ap.add_argument("--no-run", action="store_true", help="only redraw from the existing sweep CSVs")
-    ap.add_argument("--only", action="append", help="run only these specs (repeatable); figures use what exists")
-    a = ap.parse_args()
-    out = a.out
-    os.makedirs(os.path.join(out, "raw"), exist_ok=True)
     t0 = time.time()
-    failed = []
-    if not a.no_run:
-        for name in SPECS:
-            if a.only and name not in a.only:
-                continue
-            spec = os.path.join(a.specs, name + ".json")
-            cmd = [a.persim, "sweep", spec, "-j", str(a.jobs), "--out", os.path.join(out, "raw", name)]
-            if a.force:
-                cmd.append("--force")
-            print("+ " + " ".join(cmd), flush=True)
-            if subprocess.run(cmd).returncode != 0:
-                failed.append(name)
-    run_s = time.time() - t0
+    a = V.figure_args(__doc__, "configs/experiments/lightwsp", "results/lightwsp")
+    out = a.out
+    failed, run_s = V.run_sweeps(a, SPECS)
     plt = SF.plt_or_none()
     if plt is None:
         print("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs", file=sys.stderr)

@@ -280,3 +280,41 @@ def seed_of(r):
     m = re.search(r"-seed(\d+)(-|$)", r.get("point", ""))
     return int(m.group(1)) if m else int(r.get("seed") or 1)
 
+
+# ---- the shared driver of the figure scripts (lightwsp_figures.py, broi_figures.py) ----
+
+def figure_args(doc, specs, out):
+    """The command line every figure script takes: where persim, the sweep specs and the results are."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--persim", default="build/persim")
+    ap.add_argument("--specs", default=specs)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--force", action="store_true", help="rerun every point (default: skip points with results)")
+    ap.add_argument("--no-run", action="store_true", help="only redraw from the existing sweep CSVs")
+    ap.add_argument("--only", action="append", help="run only these specs (repeatable); figures use what exists")
+    return ap.parse_args()
+
+
+def run_sweeps(a, specs):
+    """Runs `persim sweep` for every spec (unless --no-run; only --only ones if given) into
+    <out>/raw/<spec>. Returns (names of specs whose sweep failed, seconds spent)."""
+    import os
+    import subprocess
+    import time
+    os.makedirs(os.path.join(a.out, "raw"), exist_ok=True)
+    t0 = time.time()
+    failed = []
+    if not a.no_run:
+        for name in specs:
+            if a.only and name not in a.only:
+                continue
+            cmd = [a.persim, "sweep", os.path.join(a.specs, name + ".json"), "-j", str(a.jobs),
+                   "--out", os.path.join(a.out, "raw", name)]
+            if a.force:
+                cmd.append("--force")
+            print("+ " + " ".join(cmd), flush=True)
+            if subprocess.run(cmd).returncode != 0:
+                failed.append(name)
+    return failed, time.time() - t0
