@@ -8,7 +8,7 @@ namespace persim {
 using namespace sc_core;
 
 namespace {
-constexpr int kWaits = 11;
+constexpr int kWaits = 9;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }
 
@@ -41,9 +41,8 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
 
 const char *CpuCore::wait_name(Wait w) const
 {
-    static const char *const n[kWaits] = {"none", "time", "loads", "store buffer", "front-end buffer full",
-                                          "region ID window", "region durable", "lock", "barrier", "victim",
-                                          "persist ACK"};
+    static const char *const n[kWaits] = {"none", "loads", "store buffer", "front-end buffer full",
+                                          "region durable", "lock", "barrier", "victim", "persist ACK"};
     return n[(int)w];
 }
 
@@ -228,13 +227,7 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
             stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
             return false;
         }
-        if (model_.regions && region_ < 0) {
-            region_ = sys_.book().take((int)thread_);
-            if (region_ < 0) {
-                stall(Wait::WINDOW, UINT64_MAX);
-                return false;
-            }
-        }
+        if (model_.regions && region_ < 0) region_ = (int64_t)sys_.book().take((int)thread_);
     }
     const int64_t r = l1_access(addr, true, t);
     if (r < 0) {
@@ -279,7 +272,6 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
         }
         path_ev_.notify(SC_ZERO_TIME);
     }
-    ++region_stores_;
     return true;
 }
 
@@ -319,7 +311,6 @@ void CpuCore::end_region(uint64_t t)
         last_closed_ = region_;
     }
     region_ = -1;
-    region_stores_ = 0;
 }
 
 bool CpuCore::exec(const persim_op &op, uint64_t t)
@@ -590,7 +581,7 @@ void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
         w.add(g, "dep_entries", st_.dep_entries, "entries", "persist-buffer entries with inter-thread dependencies");
     }
     w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
-    for (int i = 2; i < kWaits; ++i) {
+    for (int i = 1; i < kWaits; ++i) {
         std::string n = wait_name((Wait)i);
         std::replace(n.begin(), n.end(), ' ', '_');
         std::replace(n.begin(), n.end(), '-', '_');

@@ -69,7 +69,7 @@ public:
     void on_late_accept(uint64_t token, uint64_t ps) override;
 
 private:
-    enum class Wait : uint8_t { NONE, TIME, LOADS, SB, FE_FULL, WINDOW, REGION, LOCK, BARRIER, VICTIM, PERSIST_ACK };
+    enum class Wait : uint8_t { NONE, LOADS, SB, FE_FULL, REGION, LOCK, BARRIER, VICTIM, PERSIST_ACK };
     void step();
     void path_step();
     void deliver_step();
@@ -105,11 +105,9 @@ private:
     size_t next_bd_ = 0;
     uint32_t bd_left_ = 0;          // checkpoint + PC stores still to emit at the current boundary
     bool bd_active_ = false;
-    uint64_t bd_pending_close_ = 0;
     // region state
     int64_t region_ = -1;           // ID of the open region (-1: none taken yet)
     int64_t last_closed_ = -1;
-    uint64_t region_stores_ = 0;
     // timing
     uint64_t t_ = 0;                // local issue time (>= now)
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> loads_;
@@ -166,8 +164,8 @@ private:
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
         uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
-        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, dep_blocked_ps = 0, sync_waits = 0;
-        uint64_t wait_ps[11] = {0};
+        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, sync_waits = 0;
+        uint64_t wait_ps[9] = {0};
     } st_;
     friend class CpuSystem;
 };

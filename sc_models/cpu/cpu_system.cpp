@@ -27,8 +27,7 @@ Config with_model(const Config &c, const CpuModel &m)
 
 CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
     : sc_module(n), cc_(checked(with_model(c, m), m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
-      pm_img_(mem_clone(backing), mem_free),
-      book_(1u << 30)
+      pm_img_(mem_clone(backing), mem_free)
 {
     ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
     rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
@@ -56,9 +55,6 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         bool d = false;
         for (auto &c : cores_) d = c->invalidate(line) || d;
         return d;
-    };
-    book_.on_window = [this] {
-        for (auto &c : cores_) c->wake();
     };
     tee_.a = check_.get();
     tee_.c = bsp_.get();
@@ -280,7 +276,7 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
           "persist-path writes per region (checkpoint and PC stores included)");
     w.add(g, "path_writes", w.sum("top.core", "", "path_writes"), "writes", "8-byte entries put on the persist paths");
     double wait = 0;
-    for (const char *r : {"front_end_buffer_full", "region_ID_window", "region_durable", "victim"}) {
+    for (const char *r : {"front_end_buffer_full", "region_durable", "victim"}) {
         const double v = w.sum("top.core", "", std::string("stall_") + r + "_cycles");
         w.add(g, std::string("stall_") + r + "_cycles", v, "core-cycles", std::string("cycles cores stalled on ") + r);
         wait += v;
