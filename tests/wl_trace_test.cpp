@@ -38,6 +38,7 @@ persim_prog *build_all_kinds()
     op_st(p, PERSIM_PM_BASE, 4, 32, 4, v);
     op_st_bcast(p, PERSIM_PM_BASE + 0x1000, 8, 16, 64, 0xDEADBEEFCAFEF00Dull);
     op_st_bcast(p, PERSIM_PM_BASE + 0x3001, 2, 1, 7, 0xABCD);          // odd stride, 1 lane
+    op_st_log(p, PERSIM_PM_BASE + 0x3100, 4, 32, 4, v);                 // a log write
     op_compute(p, 12345678901ull);
     op_order(p);
     op_release(p, PERSIM_PM_BASE + 0x8000, 8, 0xFFFFFFFFFFFFFFFFull, SCOPE_SYSTEM);
@@ -142,6 +143,7 @@ TEST(Trace, RoundTripReproducesProgramAndImage)
     EXPECT_NE(text.find("kernel beta_kernel_2 blocks=1 threads=32"), std::string::npos);
     EXPECT_NE(text.find("kernel alpha blocks=3 threads=96"), std::string::npos);
     EXPECT_NE(text.find("1001: durable"), std::string::npos);
+    EXPECT_NE(text.find(": st log 0x"), std::string::npos);
     EXPECT_EQ(text.find("warp 0 1\n"), std::string::npos);                // empty streams omitted
 
     Data d;
@@ -256,18 +258,19 @@ TEST(Trace, HandWrittenSyntaxDefaultsAndAutoIds)
         "st 0x100 1x1+9 = 0x7f\n"           // id 6
         "st 0x100 2x2+2 = 5\n"              // id 7, broadcast over 2 lanes
         "st 0x100 2x2 = 5 6\n"              // id 8, per lane
+        "st log 0x108 8 = 3\n"             // id 9, a log write
         "warp 1 0\n"
         "acquire 16 4 0 device\tsync grid\n";
     Data d;
     char err[256];
     // "sync grid" on the same line is trailing garbage
     ASSERT_EQ(trace_read_string("hand", text, &d.t, err, sizeof err), -1);
-    EXPECT_EQ(std::string(err).rfind("hand:13: unexpected 'sync'", 0), 0u) << err;
+    EXPECT_EQ(std::string(err).rfind("hand:14: unexpected 'sync'", 0), 0u) << err;
     std::string fixed(text);
     fixed.replace(fixed.find("\tsync grid"), 10, "\nsync grid");
     ASSERT_EQ(trace_read_string("hand", fixed.c_str(), &d.t, err, sizeof err), 0) << err;
     const persim_prog *p = d.t.prog;
-    ASSERT_EQ(p->nops, 7u);
+    ASSERT_EQ(p->nops, 8u);
     EXPECT_EQ(p->kernels[0].warps_per_block, 2u);
     EXPECT_EQ(p->ops[0].id, 1u);
     EXPECT_EQ(p->ops[0].nlanes, 1u);
@@ -280,8 +283,11 @@ TEST(Trace, HandWrittenSyntaxDefaultsAndAutoIds)
     EXPECT_EQ(p->ops[3].vals, PERSIM_NOVALS);
     EXPECT_NE(p->ops[4].vals, PERSIM_NOVALS);
     EXPECT_EQ(op_lane_val(p, &p->ops[4], 1), 6u);
-    EXPECT_EQ(p->ops[6].kind, OPK_SYNC);
-    EXPECT_EQ(p->ops[6].scope, SCOPE_DEVICE);
+    EXPECT_EQ(p->ops[4].st_class, STC_DATA);
+    EXPECT_EQ(p->ops[5].st_class, STC_LOG);
+    EXPECT_EQ(p->ops[5].val, 3u);
+    EXPECT_EQ(p->ops[7].kind, OPK_SYNC);
+    EXPECT_EQ(p->ops[7].scope, SCOPE_DEVICE);
     uint8_t b[4];
     mem_read(d.t.init, 0x100, b, 4);
     EXPECT_EQ(b[0], 0x00);
@@ -375,6 +381,8 @@ TEST(TraceErrors, EachBadInputNamesFileLineAndProblem)
         { h + "kernel\n", 2, "missing kernel name" },
         { h + "kernel abcdefghijabcdefghijabcdefghijXY blocks=1 threads=1\n", 2, "longer than 31" },
         { k + "compute 12a\n", 4, "bad instruction count '12a'" },
+        { k + "st log\n", 4, "missing operand (usage: st [log] ADDR" },
+        { k + "st log 0x10 4 5\n", 4, "expected '=' before the values" },
         { k + "compute 99999999999999999999\n", 4, "out of range" },
         { k + "compute 0x\n", 4, "bad instruction count" },
         { k + "compute -1\n", 4, "bad instruction count" },

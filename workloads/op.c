@@ -163,12 +163,14 @@ uint32_t op_append(persim_prog *p, const persim_op *op, const uint64_t *lane_val
     return give_id(p, o, c.id);
 }
 
-static uint32_t mem_op(persim_prog *p, persim_op_kind kind, uint64_t addr, uint32_t elem,
-                       uint32_t nlanes, uint32_t stride, const uint64_t *vals, uint64_t bval)
+static uint32_t mem_op_cls(persim_prog *p, persim_op_kind kind, uint64_t addr, uint32_t elem,
+                           uint32_t nlanes, uint32_t stride, const uint64_t *vals, uint64_t bval,
+                           persim_st_class cls)
 {
     persim_op o;
     memset(&o, 0, sizeof o);
     o.kind = (uint8_t)kind;
+    o.st_class = (uint8_t)cls;
     o.elem = (uint8_t)elem;
     o.nlanes = (uint8_t)nlanes;
     o.stride = stride;
@@ -178,12 +180,20 @@ static uint32_t mem_op(persim_prog *p, persim_op_kind kind, uint64_t addr, uint3
     return op_append(p, &o, vals);
 }
 
+static uint32_t mem_op(persim_prog *p, persim_op_kind kind, uint64_t addr, uint32_t elem,
+                       uint32_t nlanes, uint32_t stride, const uint64_t *vals, uint64_t bval)
+{ return mem_op_cls(p, kind, addr, elem, nlanes, stride, vals, bval, STC_DATA); }
+
 uint32_t op_ld(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride)
 { return mem_op(p, OPK_LD, addr, elem, nlanes, stride, NULL, 0); }
 
 uint32_t op_st(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
                const uint64_t *vals)
 { return mem_op(p, OPK_ST, addr, elem, nlanes, stride, vals, 0); }
+
+uint32_t op_st_log(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
+                   const uint64_t *vals)
+{ return mem_op_cls(p, OPK_ST, addr, elem, nlanes, stride, vals, 0, STC_LOG); }
 
 uint32_t op_st_bcast(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes,
                      uint32_t stride, uint64_t val)
@@ -311,7 +321,9 @@ static int check_op(const persim_prog *p, const persim_op *o, char *err, size_t 
 {
     const char *kn = op_kind_name(o->kind);
     if (o->kind >= OPK__COUNT) return fail(err, errlen, "unknown op kind %u", o->kind);
-    if (o->scope >= SCOPE__COUNT || !(scope_mask(o->kind) >> o->scope & 1u))
+    if (o->kind == OPK_ST) {
+        if (o->st_class >= STC__COUNT) return fail(err, errlen, "st: unknown store class %u", o->st_class);
+    } else if (o->scope >= SCOPE__COUNT || !(scope_mask(o->kind) >> o->scope & 1u))
         return fail(err, errlen, "%s: scope '%s' not allowed", kn, scope_name(o->scope));
     switch (o->kind) {
     case OPK_LD:

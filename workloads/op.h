@@ -58,9 +58,21 @@ typedef enum persim_mark {
     MARK__COUNT
 } persim_mark;
 
+/* What a store is for (ST only): a hint some persistency models act on (AGPM chooses the data
+ * path of undo-log writes, docs/models/agpm.md); the functional executor and the checkers treat
+ * every class as an ordinary store. Trace form: `st log ADDR SHAPE = ...`. */
+typedef enum persim_st_class {
+    STC_DATA = 0,      /* ordinary store */
+    STC_LOG  = 1,      /* a write of a (undo/redo) log entry */
+    STC__COUNT
+} persim_st_class;
+
 typedef struct persim_op {
     uint8_t  kind;     /* persim_op_kind */
-    uint8_t  scope;    /* persim_scope (RELEASE/ACQUIRE/SYNC/PBARRIER) */
+    union {
+        uint8_t scope;    /* persim_scope (RELEASE/ACQUIRE/SYNC/PBARRIER) */
+        uint8_t st_class; /* persim_st_class (ST) */
+    };
     uint8_t  elem;     /* bytes per lane: 1, 2, 4 or 8 (LD/ST) */
     uint8_t  nlanes;   /* active lanes 1..32 (LD/ST); flag size 4 or 8 is elem for REL/ACQ */
     uint32_t stride;   /* bytes between consecutive lanes' addresses (LD/ST) */
@@ -101,6 +113,8 @@ void     prog_warp(persim_prog *p, uint32_t block, uint32_t warp);
 uint32_t op_ld(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride);
 uint32_t op_st(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
                const uint64_t *vals);                       /* nlanes values */
+uint32_t op_st_log(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
+                   const uint64_t *vals);                   /* a log write (STC_LOG) */
 uint32_t op_st_bcast(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes,
                      uint32_t stride, uint64_t val);        /* same value in every lane */
 uint32_t op_compute(persim_prog *p, uint64_t instructions);

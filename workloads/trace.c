@@ -323,7 +323,12 @@ static int do_op(parser *ps, size_t first, int kind, uint32_t id)
         if (parse_u64(ps, t[1], "address", &o.addr) || parse_shape(ps, t[2], &o)) return -1;
         break;
     case OPK_ST: {
-        const char *usage = "st ADDR SHAPE = VALUE... (one per lane, or one broadcast value)";
+        const char *usage = "st [log] ADDR SHAPE = VALUE... (one per lane, or one broadcast value)";
+        if (nt >= 2 && !strcmp(t[1], "log")) {   /* a log write (persim_st_class) */
+            o.st_class = STC_LOG;
+            t++;
+            nt--;
+        }
         if (nt < 3) return perr(ps, "missing operand (usage: %s)", usage);
         if (parse_u64(ps, t[1], "address", &o.addr) || parse_shape(ps, t[2], &o)) return -1;
         if (nt < 4 || strcmp(t[3], "=")) {
@@ -785,6 +790,7 @@ static void put_op(FILE *f, const persim_prog *p, const persim_op *o)
     switch (o->kind) {
     case OPK_LD:
     case OPK_ST:
+        if (o->kind == OPK_ST && o->st_class == STC_LOG) lb_str(&l, " log");
         lb_str(&l, " ");
         lb_hex(&l, o->addr);
         put_shape(&l, o);
