@@ -105,6 +105,10 @@ std::vector<ParamDef> make_schema()
         I("broi.starve_steps", 64, "steps",
           "broi front end: schedule steps a blocked remote entry waits before it beats local ones (BROI IV-D "
           "Discussion 1 gives no number; 64 as the broi_table2 RTL preset)", 1, 65535),
+        I("broi.serial", 0, "entries/cycle",
+          "broi front end: 0 = the parallel scheduler (eq. 2 for every entry each cycle, the paper's); K >= 1 = "
+          "persim's serial variant (cores/broi_sched.h, rtl/broi_sched.v SERIAL): K entries evaluated per cycle, "
+          "one decision every ceil(entries / K) cycles (results/area/broi_design_space.md)", 0, 32),
         F("broi.clock_ghz", 2.5, "GHz",
           "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 GHz; IV-E: the "
           "scheduling logic takes about 0.4 ns = one such cycle)", 0.001, 100),

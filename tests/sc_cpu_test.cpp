@@ -368,3 +368,31 @@ TEST(CpuBroi, SeveralControllersAreRefused)
         EXPECT_NE(std::string(e.what()).find("nvm.controllers"), std::string::npos) << e.what();
     }
 }
+
+// The serial BROI scheduler (broi.serial = K, persim's variant; cores/broi_sched.h) in the system:
+// a decision every ceil(entries / K) clocks, the sweep clocked to its end; the run still verifies
+// and keeps buffered strict persistence.
+TEST(CpuBroi, SerialSchedulerTakesASweepPerDecision)
+{
+    struct Cs { double clocks = -1, steps = -1, violations = -1; bool verified = false; };
+    auto run = [](const std::string &serial) {
+        RunResult r = run_simulation(broi_spec("broi", "broi-sps", {"broi.serial=" + serial}));
+        Cs c;
+        if (r.code != EXIT_OK) return c;
+        c.verified = r.verified;
+        c.violations = r.stats["bsp_check"]["violations"]["value"].get<double>();
+        c.clocks = r.stats["top.nvm0"]["broi_clocks"]["value"].get<double>();
+        c.steps = r.stats["top.nvm0"]["broi_steps"]["value"].get<double>();
+        return c;
+    };
+    const Cs par = run_in_child<Cs>([&] { return run("0"); }, Cs{});
+    const Cs ser = run("1");       // 8 local + 2 remote entries: 10 clocks per decision
+    for (const Cs &c : {par, ser}) {
+        ASSERT_GT(c.steps, 0);
+        EXPECT_TRUE(c.verified);
+        EXPECT_EQ(c.violations, 0);
+    }
+    EXPECT_EQ(par.clocks, par.steps);
+    EXPECT_GE(ser.clocks, 9 * ser.steps);
+    EXPECT_LE(ser.clocks, 10 * ser.steps + 10);
+}

@@ -16,8 +16,12 @@
 //   order    writes and barriers of one entry enter the core in arrival order: an operation the
 //            core refuses (BROI_FULL: no free unit / barrier register) waits in a per-entry FIFO
 //            with everything behind it, and is retried after the next schedule step frees room.
-// Scheduling: one broi_sched_schedule step per clock period (broi.clock_ghz) while anything is
-// buffered, never otherwise (no wake-up when idle). bank_ready bit b = some device bank that BROI
+// Scheduling: one broi_sched_schedule clock per period (broi.clock_ghz) while anything is
+// buffered, never otherwise (no wake-up when idle). With the serial scheduler (broi.serial = K) a
+// decision takes ceil(entries / K) clocks; the sweep is clocked to its end, but an idle or blocked
+// scheduler stops clocking and starts at the sweep position it stopped at when it wakes (the
+// hardware's free-running sweep could be at another phase then: up to one sweep of difference per
+// wake-up). bank_ready bit b = some device bank that BROI
 // bank b stands for is free now (nvm_bank_free_at <= now) and the memory controller's write queue
 // is not full; mc_low = device writes in flight < half of broi.mc_queue_entries (the paper only
 // says "low utilization"; half is our rule). A step that issues nothing sleeps until the next bank
@@ -61,6 +65,7 @@ public:
         bc.sigma = (uint32_t)c.i("broi.sigma_eighths");
         bc.starve = (uint32_t)c.i("broi.starve_steps");
         bc.tag_bits = (uint32_t)c.i("broi.tag_bits");
+        bc.serial = (uint32_t)c.i("broi.serial");
         mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
         if (mem_.empty() || broi_sched_init(mem_.data(), &bc) != 0 || bc.units > (1u << bc.tag_bits))
             throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
@@ -132,7 +137,9 @@ public:
         w.add(g, "broi_full", s->full, "events", "pushes/barriers refused by a full entry (waited in order)");
         w.add(g, "broi_issued", s->issued, "requests", "requests issued to the device");
         w.add(g, "broi_barriers_issued", s->barriers_issued, "barriers", "barriers issued to the memory controller");
-        w.add(g, "broi_steps", s->steps, "steps", "schedule steps (one per BROI clock while anything is buffered)");
+        w.add(g, "broi_steps", s->steps, "steps", "schedule decisions (parallel: one per BROI clock while anything is "
+                                                   "buffered; serial: one per completed sweep)");
+        w.add(g, "broi_clocks", s->clocks, "cycles", "BROI scheduler clocks (equal to broi_steps with the parallel scheduler)");
         w.add(g, "broi_starve_grants", s->starve_grants, "requests", "remote requests issued because they starved");
         w.add(g, "broi_avg_occupancy", sim_ps ? occ_area_ / (double)sim_ps : 0.0, "units",
               "time-averaged request units buffered (all entries)");
@@ -266,7 +273,8 @@ private:
         accept(t);      // units freed: waiting operations may enter
         if (!busy()) return;
         uint64_t next = t + period_;
-        if (n == 0 && bar == 0) {
+        // Serial scheduler: the sweep is clocked to its end (its middle clocks issue nothing).
+        if (n == 0 && bar == 0 && broi_sched_sweep_pos(s_) == 0) {
             // Nothing moved: sleep until something can change (a bank frees, a queued write drains).
             uint64_t ev = mc_full ? inflight_.top() : next_free;
             if (ev != kNone) next = std::max(next, ev);
