@@ -118,14 +118,15 @@ pbuf_result pbuf_store(persist_buf *b, uint64_t line, uint32_t off, uint32_t n, 
     return r;
 }
 
-pbuf_result pbuf_fence(persist_buf *b)
+pbuf_result pbuf_fence(persist_buf *b, uint64_t *id)
 {
     if (!b->epoch_stores) {
         b->epoch++;
         return PBUF_EMPTY_EPOCH;
     }
     if (b->count >= b->cfg.entries) { b->stats.full++; return PBUF_FULL; }
-    append(b, PBUF_FENCE);
+    const pbuf_entry *e = append(b, PBUF_FENCE);
+    if (id) *id = e->id;
     b->epoch++;
     b->epoch_stores = 0;
     b->stats.fences++;

@@ -97,8 +97,9 @@ const pbuf_cfg *pbuf_config(const persist_buf *b);
 pbuf_result pbuf_store(persist_buf *b, uint64_t line, uint32_t off, uint32_t n, const uint8_t *data,
                        const pbuf_dep *deps, uint32_t nd, uint64_t *id);
 /* A persist barrier: ends the barrier epoch. A fence entry when the epoch has a store
- * (PBUF_NEW), PBUF_EMPTY_EPOCH otherwise (the epoch still advances), PBUF_FULL if no entry. */
-pbuf_result pbuf_fence(persist_buf *b);
+ * (PBUF_NEW, *id = its id; id may be NULL), PBUF_EMPTY_EPOCH otherwise (the epoch still advances),
+ * PBUF_FULL if no entry. */
+pbuf_result pbuf_fence(persist_buf *b, uint64_t *id);
 /* A load observed a block that other buffers hold: the thread's next entry depends on them (RAW).
  * Resolved dependencies are dropped by pbuf_resolve as for entries. */
 void     pbuf_load(persist_buf *b, const pbuf_dep *deps, uint32_t nd);

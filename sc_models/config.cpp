@@ -166,6 +166,11 @@ std::vector<ParamDef> make_schema()
         I("persist_path.header_bytes", 0, "B", "cpu system: header bytes per persist-path packet", 0, 256),
         I("persist_path.fe_entries", 64, "entries",
           "cpu system: front-end buffer entries per core (Table I: 64-entry FIFO, 8 B each)", 1, 4096),
+        B("persist_path.coalesce", true,
+          "cpu system, BROI models: a store joins an unsent persist-buffer entry of its cache block in the same "
+          "barrier epoch when it brings no dependency (BROI IV-E: 72 B entries hold a 64 B block; "
+          "cores/persist_buf.h); false: one entry per store. With BROI, persist_path.fe_entries is the persist "
+          "buffer's size (IV-E: 8)"),
         E("persist_path.victim_policy", "full", {"full", "half", "zero", "none"},
           "cpu system: L1 victim choice on a front-end buffer conflict (LightWSP IV-G, Figure 13): full scans every "
           "way, half the older half, zero waits for the entry; none does not snoop (stale-load variant, Figure 14)"),

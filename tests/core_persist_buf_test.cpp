@@ -83,7 +83,7 @@ TEST(PersistBuf, DependencyNeedsEveryOlderEntryAcknowledged)
     Pb c0, c1;
     uint64_t a, b2;
     c0.st(1, 0, 1, {}, &a);
-    ASSERT_EQ(pbuf_fence(c0.b), PBUF_NEW);
+    ASSERT_EQ(pbuf_fence(c0.b, nullptr), PBUF_NEW);
     c0.st(2, 0, 2, {}, &b2);
     c1.st(2, 0, 3, {{0, b2}});
     EXPECT_EQ(c0.send_all(), 3);               // store, fence, store
@@ -109,7 +109,7 @@ TEST(PersistBuf, CoalescesInsideAnEpochOnly)
     EXPECT_EQ(e.stores, 2u);
     EXPECT_EQ(e.mask[0], (1ull << 0) | (1ull << 5));
     EXPECT_EQ(e.data[5], 0xC);
-    ASSERT_EQ(pbuf_fence(p.b), PBUF_NEW);
+    ASSERT_EQ(pbuf_fence(p.b, nullptr), PBUF_NEW);
     EXPECT_EQ(p.st(7, 1, 0xD, {}, &i2), PBUF_NEW) << "a fence between: no joining across the barrier";
     EXPECT_NE(i2, i0);
     EXPECT_EQ(p.send_all(), 4);
@@ -146,7 +146,7 @@ TEST(PersistBuf, NoCoalescingWithADependencyOrWhenDisabled)
 TEST(PersistBuf, FifoReleaseAFullBufferAndEmptyEpochs)
 {
     Pb p(3);
-    EXPECT_EQ(pbuf_fence(p.b), PBUF_EMPTY_EPOCH);
+    EXPECT_EQ(pbuf_fence(p.b, nullptr), PBUF_EMPTY_EPOCH);
     EXPECT_EQ(pbuf_epoch(p.b), 1u);
     uint64_t a, b, c;
     p.st(1, 0, 1, {}, &a);
@@ -154,7 +154,7 @@ TEST(PersistBuf, FifoReleaseAFullBufferAndEmptyEpochs)
     p.st(3, 0, 1, {}, &c);
     EXPECT_TRUE(pbuf_full(p.b));
     EXPECT_EQ(p.st(4, 0, 1), PBUF_FULL);
-    EXPECT_EQ(pbuf_fence(p.b), PBUF_FULL);
+    EXPECT_EQ(pbuf_fence(p.b, nullptr), PBUF_FULL);
     EXPECT_EQ(p.send_all(), 1);
     EXPECT_EQ(pbuf_unsent(p.b), 2u);
     pbuf_resolve(p.b, 1, 1);
@@ -177,8 +177,12 @@ TEST(PersistBuf, FenceLeavesWhenSentAndUnsentStoresCannotBeAcked)
     uint64_t a;
     p.st(1, 0, 1, {}, &a);
     EXPECT_EQ(pbuf_ack(p.b, a), 0) << "not sent yet";
-    ASSERT_EQ(pbuf_fence(p.b), PBUF_NEW);
+    ASSERT_EQ(pbuf_fence(p.b, nullptr), PBUF_NEW);
     EXPECT_EQ(pbuf_count(p.b), 2u);
+    pbuf_entry f;
+    ASSERT_EQ(pbuf_entry_at(p.b, 1, &f), 0);
+    EXPECT_EQ(f.kind, PBUF_FENCE);
+    EXPECT_EQ(f.id, a + 1);
     EXPECT_EQ(p.send_all(), 2);
     EXPECT_EQ(pbuf_count(p.b), 1u);            // the fence left at its send
     EXPECT_EQ(pbuf_ack(p.b, a), 1);

@@ -396,3 +396,33 @@ TEST(CpuBroi, SerialSchedulerTakesASweepPerDecision)
     EXPECT_GE(ser.clocks, 9 * ser.steps);
     EXPECT_LE(ser.clocks, 10 * ser.steps + 10);
 }
+
+// IV-E: persist-buffer entries hold a cache block; stores to a block with an unsent entry in the
+// same barrier epoch join it (persist_path.coalesce), which takes fewer entries to NVM and keeps
+// buffered strict persistence; without coalescing every store is an entry.
+TEST(CpuBroi, PersistBufferEntriesCoalesceStoresOfABlock)
+{
+    struct Co { double path_writes = -1, coalesced = -1, stores = -1, violations = -1; bool verified = false; };
+    auto run = [](const std::string &on) {
+        RunResult r = run_simulation(broi_spec("broi", "broi-hashtable", {"persist_path.coalesce=" + on}));
+        Co c;
+        if (r.code != EXIT_OK) return c;
+        c.verified = r.verified;
+        c.violations = r.stats["bsp_check"]["violations"]["value"].get<double>();
+        c.path_writes = sum(r, "path_writes");
+        c.coalesced = per_core(r, "pb_coalesced");
+        c.stores = per_core(r, "stores");
+        return c;
+    };
+    const Co off = run_in_child<Co>([&] { return run("false"); }, Co{});
+    const Co on = run("true");
+    for (const Co &c : {off, on}) {
+        ASSERT_GT(c.path_writes, 0);
+        EXPECT_TRUE(c.verified);
+        EXPECT_EQ(c.violations, 0);
+    }
+    EXPECT_EQ(off.coalesced, 0);
+    EXPECT_GT(on.coalesced, 0);
+    EXPECT_LT(on.path_writes, off.path_writes);
+    EXPECT_EQ(on.path_writes + on.coalesced, off.path_writes) << "every store is an entry or joins one";
+}

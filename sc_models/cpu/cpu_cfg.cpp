@@ -32,6 +32,7 @@ CpuCfg CpuCfg::from(const Config &c)
     k.path_gbps = c.f("persist_path.bw_gbps");
     k.path_header = (uint32_t)c.i("persist_path.header_bytes");
     k.fe_entries = (uint32_t)c.i("persist_path.fe_entries");
+    k.pb_coalesce = c.b("persist_path.coalesce");
     k.victim_policy_name = c.s("persist_path.victim_policy");
     k.victim_policy = k.victim_policy_name == "full" ? VictimPolicy::FULL
                     : k.victim_policy_name == "half" ? VictimPolicy::HALF

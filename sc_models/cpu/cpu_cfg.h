@@ -31,6 +31,7 @@ struct CpuCfg {
     double path_gbps = 4;
     uint32_t path_header = 0;
     uint32_t fe_entries = 64;
+    bool pb_coalesce = true;           // persist_path.coalesce (BROI persist buffer)
     VictimPolicy victim_policy = VictimPolicy::FULL;
     std::string victim_policy_name = "full";
     region_form_cfg regions{};

@@ -18,16 +18,29 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
       l1_(c.l1, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)"), lb_(c.sys.line_bytes)
 {
     link_cfg lc{};
-    lc.latency_ps = remote ? c.rdma_latency_ps : c.path_latency_ps;
-    lc.gbps = remote ? c.rdma_gbps : c.path_gbps;
+    lc.latency_ps = c.path_latency_ps;
+    lc.gbps = c.path_gbps;
     lc.header_bytes = c.path_header;
     lc.max_payload = 0;
     if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
+    if (remote) {       // the RDMA network in front of the remote persist buffer (BROI V, Figure 8)
+        link_cfg nc = lc;
+        nc.latency_ps = c.rdma_latency_ps;
+        nc.gbps = c.rdma_gbps;
+        if (link_init(&net_, &nc) != 0) throw ConfigError("rdma.*: invalid RDMA network (latency, bandwidth)");
+    }
     const fe_buf_cfg fc{c.fe_entries, lb_};
     fe_mem_.resize((fe_buf_bytes(&fc) + 7) / 8 + 1);
     if (fe_buf_init(fe_mem_.data(), &fc) != 0)
         throw ConfigError("persist_path.fe_entries: invalid front-end buffer (1..4096 entries, l1.line_bytes 8..128)");
     fe_ = reinterpret_cast<fe_buf *>(fe_mem_.data());
+    if (m.barriers) {       // BROI: the persist buffer instead of the front-end buffer
+        const pbuf_cfg pc{c.fe_entries, lb_, c.pb_coalesce ? 1u : 0u, m.deps ? 0u : 1u};
+        pb_mem_.resize((pbuf_bytes(&pc) + 7) / 8 + 1);
+        if (pbuf_init(pb_mem_.data(), &pc) != 0)
+            throw ConfigError("persist_path.fe_entries: invalid persist buffer (1..64 entries, l1.line_bytes 8..128)");
+        pb_ = reinterpret_cast<persist_buf *>(pb_mem_.data());
+    }
     SC_METHOD(step);
     sensitive << ev_;
     dont_initialize();
@@ -36,6 +49,9 @@ CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel 
     dont_initialize();
     SC_METHOD(deliver_step);
     sensitive << deliver_ev_;
+    dont_initialize();
+    SC_METHOD(ack_step);
+    sensitive << ack_ev_;
     dont_initialize();
 }
 
@@ -95,13 +111,13 @@ void CpuCore::step()
         }
         if (remote_ && (sync_wait_seq_ >= 0 || pc_ == end_)) {
             // rdma: sync waits for each rdma_pwrite's persist ACK; bsp checks once, at the end; an
-            // ACK is back at the client one network latency after the controller gave it
-            const bool acked = sync_wait_seq_ >= 0 ? acked_upto((uint64_t)sync_wait_seq_) : live_seqs_.empty();
-            if (!acked) {
+            // ACK is back at the client one network latency after the controller gave it (ack_step)
+            const uint64_t live = pb_live_min();
+            if (sync_wait_seq_ >= 0 ? live <= (uint64_t)sync_wait_seq_ : live != UINT64_MAX) {
                 stall(Wait::PERSIST_ACK, UINT64_MAX);
                 return;
             }
-            if (ack_back_at_ != UINT64_MAX && ack_back_at_ > now) {
+            if (ack_back_at_ > now) {
                 stall(Wait::PERSIST_ACK, ack_back_at_);
                 return;
             }
@@ -123,6 +139,7 @@ void CpuCore::step()
 
 bool CpuCore::fe_room(uint64_t t)
 {
+    if (pb_) return !pbuf_full(pb_);          // acknowledgements reach the persist buffer in ack_step
     while (!fe_frees_.empty() && fe_frees_.top().first <= t) {
         fe_buf_ack(fe_, fe_frees_.top().second);
         fe_frees_.pop();
@@ -135,9 +152,30 @@ void CpuCore::fe_free(uint64_t wid, uint64_t at)
     auto it = outstanding_.find(wid);
     if (it == outstanding_.end() || it->second.freed) return;
     it->second.freed = true;
-    const uint64_t ft = std::max(at, now_ps()) + (remote_ ? cfg_.rdma_latency_ps : cfg_.path_latency_ps);   // the ACK travels back
+    const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back to the buffer
     fe_frees_.push({ft, it->second.seq});
-    if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
+    if (pb_) ack_ev_.notify(ps(ft - now_ps()));
+    else if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
+}
+
+// BROI: the controller's acknowledgements reach the persist buffer (one path latency after the
+// write completed): the entries leave, and the other buffers' dependencies on them resolve.
+void CpuCore::ack_step()
+{
+    if (off_) return;
+    const uint64_t now = now_ps();
+    bool any = false;
+    while (!fe_frees_.empty() && fe_frees_.top().first <= now) {
+        pbuf_ack(pb_, fe_frees_.top().second);
+        fe_frees_.pop();
+        any = true;
+    }
+    if (any) {
+        if (remote_) ack_back_at_ = now + cfg_.rdma_latency_ps;     // the NIC sends the persist ACK back
+        sys_.persist_acked(id_);
+        if (wait_ == Wait::FE_FULL || wait_ == Wait::PERSIST_ACK) ev_.notify(SC_ZERO_TIME);
+    }
+    if (!fe_frees_.empty()) ack_ev_.notify(ps(fe_frees_.top().first - now));
 }
 
 void CpuCore::on_late_accept(uint64_t token, uint64_t at) { fe_free(token, at); }
@@ -148,18 +186,9 @@ void CpuCore::on_late_ack(uint64_t token, uint64_t at)
     if (it == outstanding_.end()) return;
     fe_free(token, at);
     const uint32_t region = it->second.region;
-    const uint64_t seq = it->second.seq;
     outstanding_.erase(it);
     if (model_.regions) sys_.book().ack(region, at);
-    if (model_.barriers) {
-        live_seqs_.erase(seq);
-        sys_.persist_acked(id_, seq);
-    }
     if (wait_ == Wait::REGION) ev_.notify(ps(std::max(at, now_ps()) - now_ps()));
-    if (remote_) {        // the persist ACK reaches the client's NIC one network latency later
-        ack_back_at_ = std::max(at, now_ps()) + cfg_.rdma_latency_ps;
-        if (wait_ == Wait::PERSIST_ACK) ev_.notify(ps(ack_back_at_ - now_ps()));
-    }
     if (path_hold_region_ >= 0) path_ev_.notify(SC_ZERO_TIME);
 }
 
@@ -179,7 +208,7 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
     // Victim: with a persist path, a dirty line with a store still in the front-end buffer must not
     // leave before it (buffer snooping, IV-G); the policy (cores/fe_buf.h) says how far to look.
     int32_t v;
-    if (model_.path_bytes) {
+    if (model_.path_bytes && !pb_) {
         fe_room(t);
         const int pol = cfg_.victim_policy == VictimPolicy::FULL ? FE_VICTIM_FULL
                       : cfg_.victim_policy == VictimPolicy::HALF ? FE_VICTIM_HALF
@@ -222,7 +251,12 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
         return false;
     }
     const uint64_t w0 = addr / 8, w1 = (addr + bytes - 1) / 8;
-    if (model_.path_bytes) {
+    if (pb_) {          // room for an entry per cache block the store touches
+        if (cfg_.fe_entries - pbuf_count(pb_) < (uint32_t)((addr + bytes - 1) / lb_ - addr / lb_ + 1)) {
+            stall(Wait::FE_FULL, UINT64_MAX);          // woken by ack_step
+            return false;
+        }
+    } else if (model_.path_bytes) {
         if (!fe_room(t) || cfg_.fe_entries - fe_buf_count(fe_) < (uint32_t)(w1 - w0 + 1)) {
             stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
             return false;
@@ -236,6 +270,7 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
     }
     sb_.push_back(std::max<uint64_t>((uint64_t)r, sb_.empty() ? 0 : sb_.back()));
     sys_.functional_store(addr, data, bytes);
+    if (pb_) return pb_store(addr, bytes, data, remote_ ? link_send(&net_, t, bytes) : 0);
     if (model_.path_bytes) {
         for (uint64_t w = w0; w <= w1; ++w) {
             PathItem it{};
@@ -248,30 +283,40 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
                 it.data[a % 8] = data[b];
                 it.mask |= 1ull << (a % 8);
             }
-            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data, id_, epoch_);
+            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data, id_, 0);
             if (model_.regions) sys_.book().write(it.region);
             uint64_t d64;
             std::memcpy(&d64, it.data, 8);
             fe_buf_push(fe_, w, d64, it.region, &it.seq);      // room checked above
-            if (model_.deps) {
-                auto gone = [&](const std::pair<uint32_t, uint64_t> &d) { return sys_.dep_resolved(d); };
-                carry_deps_.erase(std::remove_if(carry_deps_.begin(), carry_deps_.end(), gone), carry_deps_.end());
-                // the coherence engine's snoop: other threads' unpersisted entries of this line
-                // (persist-persist), plus what earlier loads of this thread depended on
-                it.deps = sys_.line_deps(id_, w * 8 / lb_);
-                it.deps.insert(it.deps.end(), carry_deps_.begin(), carry_deps_.end());
-                if (!it.deps.empty()) ++st_.dep_entries;
-            }
-            if (model_.barriers) {
-                live_seqs_.insert(it.seq);
-                sys_.line_live(id_, w * 8 / lb_, it.seq);
-            }
-            ++epoch_persists_;
             path_q_.push_back(it);
             ++st_.path_writes;
         }
         path_ev_.notify(SC_ZERO_TIME);
     }
+    return true;
+}
+
+// BROI: the store enters the persist buffer (cores/persist_buf decides: a new entry per cache
+// block, or joining an unsent one of the epoch), with the persist-persist dependencies the
+// coherence engine's snoop of the other buffers finds (IV-C 1, Figure 6(b) steps 4-6).
+bool CpuCore::pb_store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t arrive)
+{
+    for (uint64_t ln = addr / lb_; ln <= (addr + bytes - 1) / lb_; ++ln) {
+        const uint64_t a0 = std::max(addr, ln * lb_), a1 = std::min(addr + bytes, (ln + 1) * lb_);
+        const std::vector<pbuf_dep> deps = sys_.snoop(id_, ln);
+        uint64_t eid = 0;
+        const pbuf_result r = pbuf_store(pb_, ln, (uint32_t)(a0 - ln * lb_), (uint32_t)(a1 - a0), data + (a0 - addr),
+                                         deps.data(), (uint32_t)deps.size(), &eid);
+        if (remote_) pb_ready_[eid] = std::max(pb_ready_[eid], arrive);
+        if (r == PBUF_NEW) {
+            static const uint8_t zero[8] = {0};
+            pb_wid_[eid] = sys_.new_path_write(0, ln * lb_ / 8, 0, zero, id_, pbuf_epoch(pb_));
+            ++st_.path_writes;
+        } else if (r != PBUF_COALESCED) {
+            throw std::logic_error("persist buffer refused a store it had room for");
+        }
+    }
+    path_ev_.notify(SC_ZERO_TIME);
     return true;
 }
 
@@ -336,13 +381,9 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
                 return false;
             }
             last = std::max(last, (uint64_t)r);
-            if (model_.deps) {          // RAW: this thread's later persists follow what it read
-                for (const auto &d : sys_.line_deps(id_, a / lb_)) {
-                    auto x = std::find_if(carry_deps_.begin(), carry_deps_.end(),
-                                          [&](const std::pair<uint32_t, uint64_t> &y) { return y.first == d.first; });
-                    if (x == carry_deps_.end()) carry_deps_.push_back(d);
-                    else x->second = std::max(x->second, d.second);
-                }
+            if (pb_) {                  // RAW: this thread's next persist follows what it read
+                const std::vector<pbuf_dep> d = sys_.snoop(id_, a / lb_);
+                pbuf_load(pb_, d.data(), (uint32_t)d.size());
             }
         }
         loads_.push(last);
@@ -416,25 +457,24 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
         return true;
     case OPK_ORDER:
     case OPK_PBARRIER:
-        if (model_.barriers) {
-            // a persist barrier ends the barrier epoch (BROI IV-A); an empty epoch needs none
-            if (epoch_persists_) {
-                PathItem b{};
-                b.boundary = b.barrier = true;
-                path_q_.push_back(b);
-                path_ev_.notify(SC_ZERO_TIME);
-                ++st_.barriers;
+        if (pb_) {
+            // a persist barrier ends the barrier epoch (BROI IV-A): a fence entry, unless the epoch
+            // is empty (nothing to order)
+            uint64_t fid = 0;
+            const pbuf_result r = pbuf_fence(pb_, &fid);
+            if (r == PBUF_FULL) {
+                stall(Wait::FE_FULL, UINT64_MAX);
+                return false;
             }
-            ++epoch_;
-            epoch_persists_ = 0;
-            if (remote_ && cfg_.rdma_sync && !live_seqs_.empty()) {
-                sync_wait_seq_ = (int64_t)*live_seqs_.rbegin();   // wait for this rdma_pwrite's persist ACK
+            if (r == PBUF_NEW) {
+                ++st_.barriers;
+                if (remote_) pb_ready_[fid] = link_send(&net_, t, 8);   // the end of the rdma_pwrite
+                path_ev_.notify(SC_ZERO_TIME);
+            }
+            if (remote_ && cfg_.rdma_sync && pbuf_last_store(pb_) != UINT64_MAX) {
+                sync_wait_seq_ = (int64_t)pbuf_last_store(pb_);   // wait for this rdma_pwrite's persist ACK
                 ++st_.sync_waits;
             }
-            // satisfied RAW dependencies need not be carried further
-            carry_deps_.erase(std::remove_if(carry_deps_.begin(), carry_deps_.end(),
-                                             [&](const std::pair<uint32_t, uint64_t> &d) { return sys_.dep_resolved(d); }),
-                              carry_deps_.end());
         }
         return true;
     default:          // require, mark: boundaries come from the region plan
@@ -461,6 +501,10 @@ void CpuCore::path_step()
 {
     if (off_) return;
     const uint64_t now = now_ps();
+    if (pb_) {
+        path_step_pb(now);
+        return;
+    }
     while (!path_q_.empty()) {
         PathItem &it = path_q_.front();
         // Capri with several controllers: the next region's stores wait until the previous one drained.
@@ -468,11 +512,6 @@ void CpuCore::path_step()
             if (!sys_.book().durable((uint64_t)path_hold_region_)) return;    // woken by its acks
             path_hold_region_ = -1;
         }
-        if (!it.boundary && model_.deps && !sys_.deps_resolved(it.deps)) {
-            head_blocked_ = true;          // woken when another core's entry is acknowledged
-            return;
-        }
-        head_blocked_ = false;
         const uint64_t free = link_free_at(&link_);
         if (free > now) {
             path_ev_.notify(ps(free - now));
@@ -485,9 +524,7 @@ void CpuCore::path_step()
             flight_.push(Flight{at, flight_seq_++, ctrl, it});
             return at;
         };
-        if (it.boundary && it.barrier) {
-            for (uint32_t c = 0; c < sys_.controllers(); ++c) fly(c);   // a persist barrier (BROI IV-C)
-        } else if (it.boundary) {
+        if (it.boundary) {
             // the boundary goes to every controller (IV-B); persisted once the last one has it
             uint64_t last = 0;
             for (uint32_t c = 0; c < sys_.controllers(); ++c) last = std::max(last, fly(c));
@@ -500,6 +537,59 @@ void CpuCore::path_step()
             fly(sys_.pm_target(it.word * 8));
         }
         path_q_.pop_front();
+    }
+}
+
+// BROI: the persist buffer releases its oldest entry once its dependencies are resolved (IV-C):
+// a store entry (a cache block) to its controller, a fence as a persist barrier to every controller.
+void CpuCore::path_step_pb(uint64_t now)
+{
+    for (;;) {
+        pbuf_entry e;
+        const pbuf_head_state h = pbuf_head(pb_, &e);
+        head_blocked_ = h == PBUF_HEAD_BLOCKED;      // woken by pb_resolve
+        if (h != PBUF_HEAD_READY) return;
+        auto rd = pb_ready_.find(e.id);
+        if (rd != pb_ready_.end()) {
+            if (rd->second > now) {          // still crossing the network
+                path_ev_.notify(ps(rd->second - now));
+                return;
+            }
+            pb_ready_.erase(rd);
+        }
+        const uint64_t free = link_free_at(&link_);
+        if (free > now) {
+            path_ev_.notify(ps(free - now));
+            return;
+        }
+        const bool fence = e.kind == PBUF_FENCE;
+        const uint64_t arrive = link_send(&link_, now, fence ? 8 : model_.path_bytes);
+        auto fly = [&](uint32_t ctrl, const PathItem &it) {
+            const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
+            if (flight_.empty() || at < flight_.top().at) deliver_ev_.notify(ps(at - now));
+            flight_.push(Flight{at, flight_seq_++, ctrl, it});
+        };
+        PathItem it{};
+        if (fence) {
+            it.boundary = it.barrier = true;
+            for (uint32_t c = 0; c < sys_.controllers(); ++c) fly(c, it);
+        } else {
+            it.line = true;
+            it.word = e.line * lb_ / 8;
+            it.seq = e.id;
+            it.wid = pb_wid_.at(e.id);
+            pb_wid_.erase(e.id);
+            std::memcpy(it.ldata, e.data, lb_);
+            it.lmask[0] = e.mask[0];
+            it.lmask[1] = e.mask[1];
+            outstanding_[it.wid] = Out{e.id, 0, false};
+            fly(sys_.pm_target(e.line * lb_), it);
+        }
+        pbuf_send(pb_);
+        if (fence) {          // the fence left the buffer: its oldest live entry may have changed
+            sys_.persist_acked(id_);
+            if (wait_ == Wait::PERSIST_ACK || wait_ == Wait::FE_FULL) ev_.notify(SC_ZERO_TIME);
+        }
     }
 }
 
@@ -526,18 +616,20 @@ void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
         else sys_.deliver_boundary(ctrl, it.region, id_);
         return;
     }
-    MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, 8);
-    std::memcpy(req.data, it.data, 8);
+    const uint32_t lb = it.line ? lb_ : 8;
+    MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, lb);
+    std::memcpy(req.data, it.line ? it.ldata : it.data, lb);
     req.ext.pm = true;
     req.ext.persist = true;
     req.ext.requester = requester_;
     req.ext.region = it.region;
-    req.ext.line_bytes = 8;
-    req.ext.mask[0] = it.mask;
+    req.ext.line_bytes = lb;
+    req.ext.mask[0] = it.line ? it.lmask[0] : it.mask;
+    req.ext.mask[1] = it.line ? it.lmask[1] : 0;
     req.ext.wire_bytes = model_.path_bytes;
     req.ext.ack_to = this;
     req.ext.ack_token = it.wid;
-    uint32_t writers[8];
+    uint32_t writers[128];
     for (auto &w : writers) w = (uint32_t)it.wid;
     req.ext.writers = writers;
     sc_time d = SC_ZERO_TIME;
@@ -552,7 +644,9 @@ std::string CpuCore::describe() const
     o << name() << ": thread " << thread_ << " at op " << (pc_ - begin_) << " of " << (end_ - begin_);
     if (pc_ < end_) o << " (" << op_kind_name(ops_[pc_].kind) << ")";
     o << ", waits for " << wait_name(wait_) << ", region " << region_ << ", front-end buffer " << fe_buf_count(fe_) << "/"
-      << cfg_.fe_entries << ", " << path_q_.size() << " unsent, " << outstanding_.size() << " unacknowledged\n";
+      << cfg_.fe_entries << (pb_ ? ", persist buffer " + std::to_string(pbuf_count(pb_)) + " (" +
+                              std::to_string(pbuf_unsent(pb_)) + " unsent" + (head_blocked_ ? ", head waits for a dependency" : "") + ")" : "")
+      << ", " << path_q_.size() << " unsent, " << outstanding_.size() << " unacknowledged\n";
     return o.str();
 }
 
@@ -570,15 +664,18 @@ void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
     w.add(g, "regions", st_.regions, "regions", "regions ended");
     w.add(g, "checkpoint_stores", st_.ckpt_stores, "stores", "live-out checkpoint stores");
     w.add(g, "pc_stores", st_.pc_stores, "stores", "PC-checkpoint stores (one per region)");
-    w.add(g, "path_writes", st_.path_writes, "writes", "8-byte entries put on the persist path");
+    w.add(g, "path_writes", st_.path_writes, "writes", "entries put on the persist path (8-byte stores; BROI: persist-buffer entries, cache blocks)");
     const fe_buf_stats *fs = fe_buf_get_stats(fe_);
     w.add(g, "fe_conflicts", fs->conflicts, "events", "L1 victim candidates that conflicted with the front-end buffer (IV-G)");
     w.add(g, "victim_waits", fs->victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
     w.add(g, "fe_full", fs->full, "events", "pushes refused by a full front-end buffer");
     w.add(g, "lock_spins", st_.lock_spins, "events", "acquires that found the lock held and waited");
-    if (model_.barriers) {
+    if (pb_) {
+        const pbuf_stats *ps = pbuf_get_stats(pb_);
         w.add(g, "barriers", st_.barriers, "barriers", "persist barriers sent (ends of non-empty barrier epochs)");
-        w.add(g, "dep_entries", st_.dep_entries, "entries", "persist-buffer entries with inter-thread dependencies");
+        w.add(g, "dep_entries", ps->dep_entries, "entries", "persist-buffer entries with inter-thread dependencies");
+        w.add(g, "pb_coalesced", ps->coalesced, "stores", "stores that joined an unsent persist-buffer entry of their block");
+        w.add(g, "pb_full", ps->full, "events", "stores/fences refused by a full persist buffer");
     }
     w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
     for (int i = 1; i < kWaits; ++i) {

@@ -26,6 +26,7 @@ extern "C" {
 #include "cache.h"
 #include "fe_buf.h"
 #include "link.h"
+#include "persist_buf.h"
 #include "mem_image.h"
 #include "op.h"
 #include "region_form.h"
@@ -54,9 +55,14 @@ public:
     void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
     void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
     void power_off();
-    // BROI: no entry with seq <= s is still waiting for its acknowledgement.
-    bool acked_upto(uint64_t s) const { return live_seqs_.empty() || *live_seqs_.begin() > s; }
-    void deps_changed() { if (head_blocked_) path_ev_.notify(sc_core::SC_ZERO_TIME); }
+    // BROI persist buffer (cores/persist_buf): the coherence engine's snoop of this core's buffer,
+    // its oldest live entry, and the resolution of dependencies on core `thread`'s entries.
+    bool pb_snoop(uint64_t line, uint64_t *id) const { return pb_ && pbuf_snoop(pb_, line, id); }
+    uint64_t pb_live_min() const { return pb_ ? pbuf_live_min(pb_) : UINT64_MAX; }
+    void pb_resolve(uint32_t thread, uint64_t live_min)
+    {
+        if (pb_ && pbuf_resolve(pb_, thread, live_min) && head_blocked_) path_ev_.notify(sc_core::SC_ZERO_TIME);
+    }
     // Inclusion: drop the line from the L1; true if it was dirty.
     bool invalidate(uint64_t line);
     uint64_t instructions() const { return st_.instr; }
@@ -73,6 +79,9 @@ private:
     void step();
     void path_step();
     void deliver_step();
+    void ack_step();
+    void path_step_pb(uint64_t now);
+    bool pb_store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t arrive);
     struct PathItem;
     void deliver(const PathItem &it, uint32_t ctrl);
     bool exec(const persim_op &op, uint64_t t);
@@ -94,7 +103,7 @@ private:
     CpuSystem &sys_;
     TagCache l1_;
     uint32_t lb_;
-    sc_core::sc_event ev_, path_ev_, deliver_ev_;
+    sc_core::sc_event ev_, path_ev_, deliver_ev_, ack_ev_;
 
     // program
     const persim_op *ops_ = nullptr;
@@ -120,13 +129,15 @@ private:
     struct PathItem {
         bool boundary;      // a region boundary (LightWSP), or with `barrier` a persist barrier (BROI)
         bool barrier;
+        bool line;          // BROI: a persist-buffer entry, a cache block (word = its first word)
         uint64_t word;      // 8-byte word address (stores)
         uint8_t data[8];
         uint64_t mask;      // bytes of the word written
         uint32_t region;
         uint64_t wid;       // path write id
-        uint64_t seq;       // its fe_buf entry
-        std::vector<std::pair<uint32_t, uint64_t>> deps;   // BROI: (core, entry seq) it waits for
+        uint64_t seq;       // its fe_buf / persist_buf entry
+        uint8_t ldata[128]; // line: the block's data and byte mask
+        uint64_t lmask[2];
     };
     std::deque<PathItem> path_q_;           // front-end buffer entries not yet sent (and boundaries)
     struct Out { uint64_t seq; uint32_t region; bool freed; };
@@ -150,13 +161,18 @@ private:
     uint64_t flight_seq_ = 0;
     int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
     uint32_t lane_ = 0;                     // next lane of a vector store that stalled
-    // BROI persist buffer (IV-C): entries not yet acknowledged (by seq), the barrier epoch, the
-    // dependencies a load picked up (RAW: later persists of this thread wait for them)
-    std::set<uint64_t> live_seqs_;
-    std::vector<std::pair<uint32_t, uint64_t>> carry_deps_;
-    uint64_t epoch_ = 0, epoch_persists_ = 0;
+    // BROI persist buffer (IV-B/C; cores/persist_buf: entries, dependencies, release rule); the
+    // path write id of each entry; the rdma sync wait (entries up to this id acknowledged)
+    std::vector<uint64_t> pb_mem_;
+    persist_buf *pb_ = nullptr;
+    std::unordered_map<uint64_t, uint64_t> pb_wid_;
+    // RDMA channel: the network (rdma.latency_ns, rdma.bw_gbps) from the client to the server's
+    // remote persist buffer; an entry may leave the buffer once its data has arrived (id -> time);
+    // the persist ACK is back at the client one network latency after the buffer got it
+    link_state net_{};
+    std::unordered_map<uint64_t, uint64_t> pb_ready_;
+    uint64_t ack_back_at_ = 0;
     int64_t sync_wait_seq_ = -1;
-    uint64_t ack_back_at_ = UINT64_MAX;   // rdma: when the latest persist ACK is back at the client      // rdma sync: wait until entries up to this seq are acknowledged
     bool head_blocked_ = false;
     bool barrier_waiting_ = false;
     uint64_t barrier_gen_ = 0;
@@ -164,7 +180,7 @@ private:
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;
         uint64_t l1_writebacks = 0, regions = 0, ckpt_stores = 0, pc_stores = 0, path_writes = 0;
-        uint64_t lock_spins = 0, barriers = 0, dep_entries = 0, sync_waits = 0;
+        uint64_t lock_spins = 0, barriers = 0, sync_waits = 0;
         uint64_t wait_ps[9] = {0};
     } st_;
     friend class CpuSystem;

@@ -153,35 +153,21 @@ uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask
     return wid;
 }
 
-std::vector<std::pair<uint32_t, uint64_t>> CpuSystem::line_deps(uint32_t core, uint64_t line) const
+std::vector<pbuf_dep> CpuSystem::snoop(uint32_t core, uint64_t line) const
 {
-    std::vector<std::pair<uint32_t, uint64_t>> d;
-    auto it = live_lines_.find(line);
-    if (it == live_lines_.end()) return d;
-    for (auto &e : it->second) {
-        if (e.first == core) continue;
-        auto x = std::find_if(d.begin(), d.end(), [&](const auto &y) { return y.first == e.first; });
-        if (x == d.end()) d.push_back(e);
-        else x->second = std::max(x->second, e.second);
+    std::vector<pbuf_dep> d;
+    for (uint32_t c = 0; c < cores_.size(); ++c) {
+        uint64_t id;
+        if (c != core && cores_[c]->pb_snoop(line, &id)) d.push_back(pbuf_dep{c, id});
     }
     return d;
 }
 
-void CpuSystem::line_live(uint32_t core, uint64_t line, uint64_t seq)
+void CpuSystem::persist_acked(uint32_t core)
 {
-    live_lines_[line].push_back({core, seq});
-    live_line_of_[(uint64_t)core << 40 | seq] = line;
-}
-
-void CpuSystem::persist_acked(uint32_t core, uint64_t seq)
-{
-    auto it = live_line_of_.find((uint64_t)core << 40 | seq);
-    if (it == live_line_of_.end()) return;
-    auto &v = live_lines_[it->second];
-    v.erase(std::remove(v.begin(), v.end(), std::make_pair(core, seq)), v.end());
-    if (v.empty()) live_lines_.erase(it->second);
-    live_line_of_.erase(it);
-    for (auto &c : cores_) c->deps_changed();
+    const uint64_t live_min = cores_[core]->pb_live_min();
+    for (uint32_t c = 0; c < cores_.size(); ++c)
+        if (c != core) cores_[c]->pb_resolve(core, live_min);
 }
 
 void CpuSystem::deliver_barrier(uint32_t ctrl, uint32_t src)

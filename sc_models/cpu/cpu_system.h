@@ -54,17 +54,11 @@ public:
     void thread_done(CpuCore *c);
     uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t core,
                             uint64_t epoch);
-    // BROI persist buffers (IV-C): the coherence engine's view of unpersisted entries per line.
-    std::vector<std::pair<uint32_t, uint64_t>> line_deps(uint32_t core, uint64_t line) const;
-    void line_live(uint32_t core, uint64_t line, uint64_t seq);
-    void persist_acked(uint32_t core, uint64_t seq);
-    bool dep_resolved(const std::pair<uint32_t, uint64_t> &d) const { return cores_[d.first]->acked_upto(d.second); }
-    bool deps_resolved(const std::vector<std::pair<uint32_t, uint64_t>> &d) const
-    {
-        for (auto &x : d)
-            if (!dep_resolved(x)) return false;
-        return true;
-    }
+    // BROI persist buffers (IV-C): the coherence engine's snoop of the other cores' buffers for
+    // block `line` (their youngest live entries of it), and the news that core `core`'s buffer
+    // lost entries to acknowledgements (the others' dependencies on them may resolve).
+    std::vector<pbuf_dep> snoop(uint32_t core, uint64_t line) const;
+    void persist_acked(uint32_t core);
     void deliver_barrier(uint32_t ctrl, uint32_t src);
     uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
     MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
@@ -93,8 +87,6 @@ private:
     RegionBook book_;
     std::unique_ptr<RegionCheck> check_;
     std::unique_ptr<BspCheck> bsp_;
-    std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, uint64_t>>> live_lines_;   // line -> (core, seq)
-    std::unordered_map<uint64_t, uint64_t> live_line_of_;   // core << 40 | seq -> line
     uint64_t vorder_ = 0;
     bool check_done_ = false;
     struct Tee : DurableSink {
