@@ -146,6 +146,10 @@ std::vector<ParamDef> make_schema()
         // ---- cpu system (sc_models/cpu/; LightWSP Table I defaults, configs/cpu_lightwsp_table1.json) ----
         I("cpu.cores", 8, "cores", "cpu system: cores, one hardware thread each (one op stream per thread)", 1, 256),
         F("cpu.clock_ghz", 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),
+        I("cpu.threads_per_core", 1, "threads",
+          "cpu system: hardware threads sharing one core's L1 (its tags and its port); cpu.cores counts hardware "
+          "threads and must be a multiple of this (BROI Table III: 2 threads per core). Barrier models only: "
+          "LightWSP's buffer snooping is per thread", 1, 8),
         I("cpu.width", 4, "instructions/cycle", "cpu system: instructions a core issues per cycle (Table I: 4-wide)", 1, 16),
         I("cpu.max_loads", 16, "loads",
           "cpu system: loads a core keeps outstanding before it stalls (load queue / MSHRs; Table I LQ 72 bounds it)", 1, 1024),

@@ -55,6 +55,7 @@ def main():
           "T = LOCAL + REMOTE entries round-robin into per-bank best-candidate registers and the banks issue "
           "at the last cycle of the sweep: one decision every ceil(T / K) cycles (docs/rtl.md). Same "
           "co-simulation (tb/broi_sched_cosim.cpp) for both.", "",
+          ] + glance(rows, a.system) + [
           "## Area", "",
           "| preset | entries T | SERIAL (evaluators) | decision latency (cycles) | cells | flip-flops | "
           "um^2 @180nm | logic um^2 @180nm | GE | vs parallel | um^2 @65nm (ideal scaling) | "
@@ -139,6 +140,39 @@ def main():
     with open(a.out, "w") as f:
         f.write("\n".join(md) + "\n")
     print(f"broi_design_space: wrote {a.out}")
+
+
+def system_geomeans(path):
+    """{K: 'mean ± ci'} of the system throughput over the parallel scheduler (geomean row), or {}."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    g = next((r for r in rows if r["benchmark"] == "geomean"), None)
+    out = {}
+    for c in (g or {}):
+        m = re.fullmatch(r"serial K=(\d+)", c)
+        if m or c == "parallel":
+            k = int(m.group(1)) if m else 0
+            out[k] = f"{float(g[c]):.3f} ± {g[c + '_ci95']}" if g[c + "_ci95"] not in ("", "seed-independent") else g[c]
+    return out
+
+
+def glance(rows, system_csv):
+    """The design space at a glance: the Table II-sized scheduler (T = 10) with 0 (parallel) or K evaluators."""
+    sysg = system_geomeans(system_csv)
+    par = next((float(r["area_um2_180nm"]) for r in rows
+                if params(r).get("SERIAL", 0) == 0 and params(r)["LOCAL"] + params(r)["REMOTE"] == 10), None)
+    md = ["## At a glance (T = 10 entries: 8 local + 2 remote, Table II)", "",
+          "| scheduler | decision latency (cycles @ 2.5 GHz) | area um^2 @180nm | area vs parallel | system throughput "
+          "vs parallel (geomean, 5 local benchmarks) |", "|---|---:|---:|---:|---:|"]
+    pts = sorted((params(r).get("SERIAL", 0), r) for r in rows if params(r)["LOCAL"] + params(r)["REMOTE"] == 10)
+    for k, r in sorted(pts, key=lambda x: -(x[0] or 1000)):
+        a = float(r["area_um2_180nm"])
+        md.append(f"| {'parallel (paper)' if k == 0 else f'serial K={k}'} | {1 if k == 0 else -(-10 // k)} | {a:.0f} | "
+                  f"{a / par:.3f}x | {sysg.get(k, 'not measured (make figures-broi)')} |" if par else "")
+    return md + ["", "The serial variants are persim's, not the paper's; the throughput column is the cpu system "
+                 "(section below), the area column the Yosys flow (section Area).", ""]
 
 
 def system_section(path):

@@ -426,3 +426,43 @@ TEST(CpuBroi, PersistBufferEntriesCoalesceStoresOfABlock)
     EXPECT_LT(on.path_writes, off.path_writes);
     EXPECT_EQ(on.path_writes + on.coalesced, off.path_writes) << "every store is an entry or joins one";
 }
+
+// Table III: 2 hardware threads per core share its L1 (cpu.threads_per_core): a line one thread
+// brought in hits for its sibling, not for a thread of another core; bad groupings are refused.
+TEST(CpuSmt, SiblingThreadsShareTheL1)
+{
+    const std::string t = write_trace("cpu_smt", "persim-trace 1\nkernel main blocks=1 threads=64\nwarp 0 0\n"
+                                                 "ld 0x10000000000 8\nwarp 0 1\ncompute 4000\nld 0x10000000000 8\n");
+    auto misses = [&](const std::string &tpc) {
+        RunSpec s = broi_spec("broi", "", {"cpu.cores=2", "cpu.threads_per_core=" + tpc});
+        s.trace = t;
+        RunResult r = run_simulation(s);
+        if (r.code != EXIT_OK) return -1.0;
+        return r.stats["top.core1"]["l1_read_misses"]["value"].get<double>();
+    };
+    const double separate = run_in_child<double>([&] { return misses("1"); }, -2.0);
+    const double shared = misses("2");
+    std::filesystem::remove(t);
+    EXPECT_EQ(separate, 1);
+    EXPECT_EQ(shared, 0);
+}
+
+TEST(CpuSmt, ThreadsThatDoNotFillCoresAreRefused)
+{
+    try {
+        run_simulation(broi_spec("broi", "broi-sps", {"cpu.cores=3", "cpu.threads_per_core=2"}));
+        FAIL() << "3 threads on 2-thread cores accepted";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("cpu.threads_per_core"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CpuSmt, RegionModelsRefuseSharedL1s)
+{
+    try {
+        run_simulation(cpu_spec("lightwsp", "cpu-queue", {"cpu.threads_per_core=2"}));
+        FAIL() << "lightwsp accepted threads sharing an L1";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("cpu.threads_per_core"), std::string::npos) << e.what();
+    }
+}

@@ -12,6 +12,10 @@ CpuCfg CpuCfg::from(const Config &c)
     CpuCfg k;
     k.sys = SystemCfg::from(c);
     k.cores = (uint32_t)c.i("cpu.cores");
+    k.threads_per_core = (uint32_t)c.i("cpu.threads_per_core");
+    if (k.cores % k.threads_per_core)
+        throw ConfigError("cpu.threads_per_core: " + std::to_string(k.threads_per_core) + " threads per core do not divide "
+                          "cpu.cores = " + std::to_string(k.cores) + " hardware threads");
     k.period_ps = (uint64_t)std::llround(1000.0 / c.f("cpu.clock_ghz"));
     if (k.period_ps == 0) k.period_ps = 1;
     k.width = (uint32_t)c.i("cpu.width");

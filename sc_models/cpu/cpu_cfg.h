@@ -17,7 +17,8 @@ enum class VictimPolicy : uint8_t { FULL, HALF, ZERO, NONE };
 
 struct CpuCfg {
     SystemCfg sys;
-    uint32_t cores = 8;
+    uint32_t cores = 8;                // hardware threads (cpu.cores)
+    uint32_t threads_per_core = 1;     // cpu.threads_per_core: threads sharing an L1
     uint64_t period_ps = 500;          // cpu.clock_ghz
     uint32_t width = 4;
     uint32_t max_loads = 16;

@@ -12,10 +12,11 @@ constexpr int kWaits = 9;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }
 
-CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys, bool remote)
+CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys,
+                 std::shared_ptr<L1Port> l1, bool remote)
     : sc_module(n), l2_isock("l2_isock"), id_(id), remote_(remote),
       requester_(remote ? kRemoteRequester + (int)(id - c.cores) : (int)id), cfg_(c), model_(m), sys_(sys),
-      l1_(c.l1, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)"), lb_(c.sys.line_bytes)
+      l1_(std::move(l1)), lb_(c.sys.line_bytes)
 {
     link_cfg lc{};
     lc.latency_ps = c.path_latency_ps;
@@ -195,10 +196,10 @@ void CpuCore::on_late_ack(uint64_t token, uint64_t at)
 int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
 {
     if (remote_) return (int64_t)t;        // an RDMA write goes to the persist buffer, not the caches
-    cache *c = l1_.get();
+    cache *c = l1_->tags.get();
     const uint64_t line = addr / lb_;
-    t = std::max(t, l1_free_);
-    l1_free_ = t + cfg_.l1_busy_ps;
+    t = std::max(t, l1_->busy_until);
+    l1_->busy_until = t + cfg_.l1_busy_ps;
     int32_t idx = cache_lookup(c, line);
     if (idx >= 0) {
         cache_touch(c, idx);
@@ -232,7 +233,7 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
 
 bool CpuCore::invalidate(uint64_t line)
 {
-    cache *c = l1_.get();
+    cache *c = l1_->tags.get();
     const int32_t idx = cache_lookup(c, line);
     if (idx < 0) return false;
     const bool d = cache_line_dirty(c, idx);

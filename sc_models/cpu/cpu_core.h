@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <queue>
 #include <set>
 #include <string>
@@ -45,7 +46,7 @@ public:
     // persist buffer; no caches; `order` ends an rdma_pwrite (a barrier region); requester id
     // kRemoteRequester + channel.
     CpuCore(sc_core::sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys,
-            bool remote = false);
+            std::shared_ptr<L1Port> l1, bool remote = false);
     ~CpuCore() override { region_plan_free(&plan_); }
 
     // Starts running ops [begin, end) of the program (one kernel's stream) with its region plan.
@@ -101,7 +102,7 @@ private:
     const CpuCfg &cfg_;
     const CpuModel &model_;
     CpuSystem &sys_;
-    TagCache l1_;
+    std::shared_ptr<L1Port> l1_;      // this thread's core's L1 (shared by its hardware threads)
     uint32_t lb_;
     sc_core::sc_event ev_, path_ev_, deliver_ev_, ack_ev_;
 
@@ -121,7 +122,6 @@ private:
     uint64_t t_ = 0;                // local issue time (>= now)
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> loads_;
     std::deque<uint64_t> sb_;       // store-buffer slots: when each drains into the L1
-    uint64_t l1_free_ = 0;
     Wait wait_ = Wait::NONE;
     uint64_t wait_since_ = 0;
     uint64_t finish_ps_ = 0;

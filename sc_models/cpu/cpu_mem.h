@@ -38,6 +38,13 @@ private:
     cache *c_;
 };
 
+// A core's L1 (tags and its port), shared by the core's hardware threads (cpu.threads_per_core).
+struct L1Port {
+    TagCache tags;
+    uint64_t busy_until = 0;       // the port takes one access per l1.busy period
+    explicit L1Port(const cache_cfg &c) : tags(c, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)") {}
+};
+
 // A line read or written downstream at `t` (>= now); returns the completion time.
 template <class Socket>
 uint64_t line_access(Socket &sock, bool write, uint64_t line_addr, uint32_t lb, uint64_t t)

@@ -45,10 +45,13 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         l2_->isock.bind(pm_->router->tsock);
         l2_->drop_dirty = m.drop_llc_evictions;
     }
+    std::shared_ptr<L1Port> l1;
     for (uint32_t i = 0; i < cfg_.cores + cfg_.rdma_channels; ++i) {
         const bool remote = i >= cfg_.cores;      // RDMA channels of remote clients (BROI V)
         const std::string nm = remote ? "rdma" + std::to_string(i - cfg_.cores) : "core" + std::to_string(i);
-        cores_.push_back(std::make_unique<CpuCore>(nm.c_str(), i, cfg_, m, *this, remote));
+        // hardware threads i, i+1, ... of one core share its L1 (remote channels use none)
+        if (remote || i % cfg_.threads_per_core == 0) l1 = std::make_shared<L1Port>(cfg_.l1);
+        cores_.push_back(std::make_unique<CpuCore>(nm.c_str(), i, cfg_, m, *this, l1, remote));
         cores_.back()->l2_isock.bind(l2_->tsock);
     }
     l2_->back_invalidate = [this](uint64_t line) {
@@ -72,6 +75,10 @@ CpuSystem::~CpuSystem() = default;
 // Checks made before anything is allocated (a constructor that throws frees nothing by itself).
 const Config &CpuSystem::checked(const Config &cc, const CpuModel &m)
 {
+    if (m.regions && cc.i("cpu.threads_per_core") > 1)
+        throw ConfigError("cpu.threads_per_core: model '" + std::string(m.name) + "' forms regions, and its front-end "
+                          "buffer snooping (LightWSP IV-G) is per hardware thread; threads sharing an L1 are "
+                          "modelled for the barrier models only (set cpu.threads_per_core = 1)");
     if (m.barriers && cc.i("nvm.controllers") > 1)
         throw ConfigError("nvm.controllers: model '" + std::string(m.name) + "' orders barrier epochs at one memory "
                           "controller (BROI IV-C/D, Table III); with " + std::to_string(cc.i("nvm.controllers")) +
