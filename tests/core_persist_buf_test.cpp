@@ -77,6 +77,36 @@ TEST(PersistBuf, Figure6bPersistPersistDependency)
     EXPECT_EQ(pbuf_get_stats(c1.b)->dep_entries, 1u);
 }
 
+// Figure 5 (IV-A): thread V = (a, barrier, c), thread P = (b, barrier, d); a and d write the same
+// block and a comes first in volatile order. P's buffer records d's dependency on V's entry a: d
+// is released only after a is acknowledged, whatever c (V's later epoch) does; b, before P's
+// barrier, goes at once; the barrier keeps d behind b.
+TEST(PersistBuf, Figure5ConflictOrdersDAfterA)
+{
+    Pb V, P;
+    const uint64_t A = 10, C = 11, B = 12;        // blocks; d writes block A too
+    uint64_t ia, ic, ib, snooped;
+    V.st(A, 0, 'a', {}, &ia);
+    ASSERT_EQ(pbuf_fence(V.b, nullptr), PBUF_NEW);
+    V.st(C, 0, 'c', {}, &ic);
+    P.st(B, 0, 'b', {}, &ib);
+    ASSERT_EQ(pbuf_fence(P.b, nullptr), PBUF_NEW);
+    ASSERT_EQ(pbuf_snoop(V.b, A, &snooped), 1);
+    EXPECT_EQ(snooped, ia);
+    ASSERT_EQ(P.st(A, 8, 'd', {{0, snooped}}), PBUF_NEW);
+    EXPECT_EQ(P.send_all(), 2);                   // b and the barrier; d waits for a
+    pbuf_entry e;
+    ASSERT_EQ(pbuf_head(P.b, &e), PBUF_HEAD_BLOCKED);
+    EXPECT_EQ(e.data[8], 'd');
+    EXPECT_EQ(V.send_all(), 3);                   // a, barrier, c
+    pbuf_resolve(P.b, 0, pbuf_live_min(V.b));
+    EXPECT_EQ(pbuf_head(P.b, nullptr), PBUF_HEAD_BLOCKED);
+    ASSERT_EQ(pbuf_ack(V.b, ia), 1);              // a durable; c still in flight
+    pbuf_resolve(P.b, 0, pbuf_live_min(V.b));
+    EXPECT_EQ(pbuf_head(P.b, nullptr), PBUF_HEAD_READY);
+    EXPECT_EQ(pbuf_live_min(V.b), ic);
+}
+
 // A dependency (t, i) is resolved only when t holds no live entry with id <= i (chain rule).
 TEST(PersistBuf, DependencyNeedsEveryOlderEntryAcknowledged)
 {

@@ -466,3 +466,27 @@ TEST(CpuSmt, RegionModelsRefuseSharedL1s)
         EXPECT_NE(std::string(e.what()).find("cpu.threads_per_core"), std::string::npos) << e.what();
     }
 }
+
+// V, Figure 8: the persist ACK travels back through the NIC. One client channel writes three
+// rdma_pwrites (each ends with `order`); with `sync` it waits a network round trip after each, with
+// `bsp` it sends them back to back and waits for the last ACK once.
+TEST(CpuBroi, NicAcknowledgementPath)
+{
+    const std::string t = write_trace("cpu_nic", "persim-trace 1\nkernel main blocks=1 threads=64\nwarp 0 0\ncompute 1\n"
+                                                 "warp 0 1\nst 0x10000000000 8 = 1\norder\nst 0x10000000040 8 = 2\norder\n"
+                                                 "st 0x10000000080 8 = 3\norder\n"
+                                                 "expect 0x10000000080 0300000000000000\n");
+    auto run = [&](const std::string &mode) {
+        RunSpec s = broi_spec("broi", "", {"cpu.cores=1", "rdma.channels=1", "rdma.latency_ns=1500", "rdma.mode=" + mode});
+        s.trace = t;
+        RunResult r = run_simulation(s);
+        return r.code == EXIT_OK && r.verified ? sum(r, "sim_ns") : -1.0;
+    };
+    const double sync = run_in_child<double>([&] { return run("sync"); }, -2.0);
+    const double bsp = run("bsp");
+    std::filesystem::remove(t);
+    const double rt = 2 * 1500;
+    EXPECT_GE(sync, 3 * rt) << "sync: a round trip per rdma_pwrite";
+    EXPECT_GE(bsp, rt) << "bsp: the final check waits for the last ACK";
+    EXPECT_LT(bsp, 2 * rt);
+}
