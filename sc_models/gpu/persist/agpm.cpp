@@ -144,17 +144,20 @@ protected:
             t.thr_down += x->thr_down;
             t.path_changes += x->path_changes;
             for (int r = 0; r < 9; ++r) t.reasons[r] += x->reasons[r];
-            thr_min = std::min(thr_min, agpm_sel_threshold(s));
-            thr_max = std::max(thr_max, agpm_sel_threshold(s));
+            if (x->periods) {                  // SMs that ended a period (the others still have thr_init)
+                thr_min = std::min(thr_min, agpm_sel_threshold(s));
+                thr_max = std::max(thr_max, agpm_sel_threshold(s));
+            }
             nt_now += agpm_sel_path(s) == AGPM_PATH_NT;
         }
+        if (thr_min > thr_max) thr_min = thr_max = sc_.thr_init;
         w.add(g, "log_updates", t.log_updates, "line accesses", "log updates counted by the path selectors (periods are counted in these)");
         w.add(g, "pm_requests", t.pm_requests, "requests", "finished PM requests counted for CWPPR");
         w.add(g, "periods", t.periods, "periods", "periods ended (all SMs)");
         w.add(g, "path_switches", t.path_changes, "switches", "period ends at which an SM's log-write path changed");
         w.add(g, "threshold_init", sc_.thr_init, "log updates", "initial log-write threshold of a period (persist.agpm.thr_init)");
-        w.add(g, "threshold_min", thr_min, "log updates", "smallest current threshold over the SMs");
-        w.add(g, "threshold_max", thr_max, "log updates", "largest current threshold over the SMs");
+        w.add(g, "threshold_min", thr_min, "log updates", "smallest current threshold over the SMs that ended a period (thr_init if none did)");
+        w.add(g, "threshold_max", thr_max, "log updates", "largest current threshold over the SMs that ended a period (thr_init if none did)");
         w.add(g, "threshold_up", t.thr_up, "periods", "threshold increases by persist.agpm.step_pct (CWPPR grew)");
         w.add(g, "threshold_down", t.thr_down, "periods", "threshold decreases (CWPPR did not grow)");
         w.add(g, "sms_on_nt", nt_now, "SMs", "SMs whose log writes take the non-temporal path at the end");
