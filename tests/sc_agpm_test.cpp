@@ -35,7 +35,7 @@ const std::vector<std::pair<std::string, std::string>> kKeys = {
     {"top.gpu.sm01.l1", "pm_flushes"}, {"top.gpu.sm01.l1", "added_writebacks"},
     {"top.gpu.l2", "nt_writes"},
     {"*", "log_nt_lines"}, {"*", "log_t_lines"}, {"*", "log_t_wb_lines"}, {"*", "pm_flushes"}, {"*", "elided_fences"},
-    {"*", "bypass_uncoalesced"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_f"}, {"*", "path_switches"},
+    {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_f"}, {"*", "path_switches"},
     {"*", "sms_on_nt"}, {"*", "threshold_up"}, {"*", "threshold_down"}, {"*", "threshold_min"},
 };
 
@@ -215,6 +215,25 @@ TEST(AgpmPaths, BuclBypassesUncoalescedLogWrites)
     EXPECT_EQ(st(r, "*", "log_t_lines"), 1);
     Res r2 = run_trace("bucl", "bucl2", tr, {"persist.bucl.coalesce_lines=32"});
     EXPECT_EQ(st(r2, "*", "log_nt_lines"), 0);
+}
+
+TEST(AgpmPaths, BuclBypassesOnAReservationFailure)
+{
+    // A 1 KB L1 (8 lines): warp 0 loads 32 lines, so every line of the L1 waits for its fill when
+    // warp 1's coalesced log write misses: a reservation failure, bypassed.
+    const std::string tr = std::string("persim-trace 1\nkernel k blocks=1 threads=64\nwarp 0 0\n") + "ld " +
+                           hex(kPm + 0x400000) + " 4x32+128\nwarp 0 1\ncompute 40\nst log " + hex(kPm + 0x500000) +
+                           " 4x32 = 3\ndurable\n";
+    Res r = run_trace("bucl", "resv", tr, {"l1.size_kb=1"});
+    ASSERT_EQ(r.code, EXIT_OK) << r.msg;
+    EXPECT_EQ(st(r, "*", "bypass_resv_fail"), 1);
+    EXPECT_EQ(st(r, "*", "log_nt_lines"), 1);
+    // Without the loads nothing is in flight: temporal.
+    const std::string quiet = std::string("persim-trace 1\nkernel k blocks=1 threads=64\nwarp 0 1\ncompute 40\nst log ") +
+                              hex(kPm + 0x500000) + " 4x32 = 3\ndurable\n";
+    Res c = run_trace("bucl", "resv0", quiet, {"l1.size_kb=1"});
+    EXPECT_EQ(st(c, "*", "bypass_resv_fail"), 0);
+    EXPECT_EQ(st(c, "*", "log_t_lines"), 1);
 }
 
 TEST(AgpmPaths, NtToTWriteBackIsCounted)
