@@ -35,7 +35,7 @@ const std::vector<std::pair<std::string, std::string>> kKeys = {
     {"top.gpu.sm01.l1", "pm_flushes"}, {"top.gpu.sm01.l1", "added_writebacks"},
     {"top.gpu.l2", "nt_writes"},
     {"*", "log_nt_lines"}, {"*", "log_t_lines"}, {"*", "log_t_wb_lines"}, {"*", "pm_flushes"}, {"*", "elided_fences"},
-    {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_f"}, {"*", "path_switches"},
+    {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_b"}, {"*", "reason_d"}, {"*", "reason_e"}, {"*", "reason_f"}, {"*", "path_switches"},
     {"*", "sms_on_nt"}, {"*", "threshold_up"}, {"*", "threshold_down"}, {"*", "threshold_min"},
 };
 
@@ -293,6 +293,42 @@ TEST(AgpmAdapt, SwitchesPathWhenLocalityChanges)
     EXPECT_EQ(st(c, g, "reason_a"), 0);
     EXPECT_EQ(st(c, g, "log_t_lines") + st(c, g, "log_t_wb_lines"), 0);
     EXPECT_EQ(st(c, g, "sms_on_nt"), 4);
+}
+
+// Each reason persim's programs can reach from one SM, triggered by a small kernel (periods of two
+// log updates; the period ends at its second log write, after the accesses between them):
+//   b: a log line written twice (strong log-log locality, ratio 1 >= 0.25)            -> NT
+//   d: a log line written, read 8 times, written again (ratio 2/10 < 0.25)            -> T
+//   a: a log line written and read twice, then a fresh one (all-way locality only)   -> T
+//   f: two fresh log lines (no locality)                                              -> NT
+//   e: as f with the default min_log 100 (too few log updates)                        -> NT
+// (c needs L2-only locality, i.e. another SM reading the lines; g only spatial locality; h shared
+// memory, which persim does not have.)
+TEST(AgpmAdapt, ReasonsFromSmallKernels)
+{
+    auto prog = [](char reason) {
+        std::string t = "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n";
+        uint64_t line = 0;
+        for (int rep = 0; rep < 3; ++rep) {
+            const std::string a = hex(kPm + 0x600000 + 128 * line++), b = hex(kPm + 0x600000 + 128 * line++);
+            t += "st log " + a + " 4x32 = 1\n";
+            const int loads = reason == 'd' ? 8 : reason == 'a' ? 2 : 0;
+            for (int i = 0; i < loads; ++i) t += "ld " + a + " 4x32\n";
+            t += "st log " + ((reason == 'b' || reason == 'd') ? a : b) + " 4x32 = 2\n";
+        }
+        return t + "durable\n";
+    };
+    const std::vector<std::string> sets = {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1", "persist.agpm.step_pct=0",
+                                           "persist.agpm.min_log=1"};
+    for (char c : std::string("bdaf")) {
+        Res r = run_trace("agpm", std::string("reason_") + c, prog(c), sets);
+        ASSERT_EQ(r.code, EXIT_OK) << r.msg;
+        EXPECT_EQ(st(r, "*", "periods"), 3) << c;
+        EXPECT_EQ(st(r, "*", std::string("reason_") + c), 3) << c;
+    }
+    Res e = run_trace("agpm", "reason_e", prog('f'), {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1"});
+    EXPECT_EQ(st(e, "*", "reason_e"), 3);
+    EXPECT_EQ(st(e, "*", "reason_f"), 0);
 }
 
 TEST(AgpmAdapt, ThresholdAdaptsEveryPeriodAfterTheFirst)
