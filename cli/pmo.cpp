@@ -174,6 +174,9 @@ struct Builder {
             case Prim::NVW_WG:
             case Prim::NVW_KR:
             case Prim::NVW_ALL: durable(w, idx); break;
+            // Two-data-path models (AGPM family): clwb + fence over every PM write of the SM, a
+            // durability point (Themis may elide it at run time: the check then judges the run).
+            case Prim::PM_FLUSH: durable(w, idx); break;
             case Prim::PREL_BLK: fence(w, idx); rel_scope = SCOPE_BLOCK; break;
             // A device-scope pRel makes the flag visible only after the warp's earlier persists are
             // durable (SBRP section 5 "Inter-thread PMO", 6.1: the warp waits in the ODM/EDM until

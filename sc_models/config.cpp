@@ -143,6 +143,24 @@ std::vector<ParamDef> make_schema()
           "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
           "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
           "section 6.1 step 5 as written)"),
+        // ---- two-data-path models (sc_models/gpu/persist/data_path.h, agpm.cpp, bucl.cpp; docs/models/agpm.md) ----
+        I("persist.agpm.buf_entries", 1024, "entries", "agpm: entries of each AGPM buffer (AGPM paper IV-C: 1024)", 2, 1 << 20),
+        I("persist.agpm.buf_ways", 2, "ways", "agpm: AGPM buffer ways, half log ways and half all ways, even (IV-B/IV-C: 2)", 2, 64),
+        I("persist.agpm.block_bytes", 128, "B", "agpm: AGPM buffer block (tag) size, a power of two (IV-B: aligned 128-byte block)", 4, 4096),
+        I("persist.agpm.byte_ctr_bits", 5, "bits", "agpm: width of each saturating per-byte counter (IV-C: 5-bit)", 1, 8),
+        I("persist.agpm.blk_ctr_bits", 5, "bits", "agpm: width of the saturating block counter (IV-C: 130 5-bit counters)", 1, 32),
+        I("persist.agpm.resv_entries", 1024, "entries",
+          "agpm: reservation-buffer entries per AGPM buffer (IV-B; size not given by the paper: persim default = buffer entries)", 0, 1 << 20),
+        I("persist.agpm.thr_init", 10000, "log updates", "agpm: initial log-write threshold of a period (IV-A: 10000)", 1, 1000000000),
+        I("persist.agpm.thr_min", 100, "log updates", "agpm: lower clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
+        I("persist.agpm.thr_max", 1000000000, "log updates", "agpm: upper clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
+        I("persist.agpm.step_pct", 10, "%", "agpm: threshold adaptation step per period (IV-A: +/-10%)", 0, 100),
+        I("persist.agpm.min_log", 100, "log updates", "agpm: reason e below this many log updates in a period (section III: 100)", 0, 1000000000),
+        F("persist.agpm.ratio", 0.25, "fraction", "agpm: reason b/d split of the L1 log/all locality ratio (Table III: 0.25)", 0, 1),
+        E("persist.agpm.initial_path", "nt", {"nt", "t"}, "agpm: log-write path before the first period ends (not in the paper: NT, section I)"),
+        I("persist.bucl.coalesce_lines", 1, "lines",
+          "bucl: a log write whose warp op touches more lines than this is un-coalesced and bypasses the caches "
+          "(threshold not given by the AGPM paper: persim, 1 = anything not fully coalesced)", 1, 64),
         // ---- cpu system (sc_models/cpu/; LightWSP Table I defaults, configs/cpu_lightwsp_table1.json) ----
         I("cpu.cores", 8, "cores", "cpu system: cores, one hardware thread each (one op stream per thread)", 1, 256),
         F("cpu.clock_ghz", 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),

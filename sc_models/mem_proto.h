@@ -39,6 +39,7 @@ struct MemExt : tlm::tlm_extension<MemExt> {
                                   // (0: not yet; ack_to->on_late_accept follows)
     uint32_t wire_bytes = 0;      // bytes the write moves (0: whole 32-byte sectors of the mask)
     uint64_t mask[2] = {0, 0};    // bytes carried by a write (bit i = byte i of the line)
+    bool     no_allocate = false; // a non-temporal write: caches on the way drop their copy and forward it
     uint64_t durable_ps = 0;      // out: absolute time the write became durable (persist writes)
     uint32_t line_bytes = 128;
     const uint32_t *writers = nullptr; // optional: op id (persim_op.id) of the store that wrote each byte

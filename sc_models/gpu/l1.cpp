@@ -36,6 +36,7 @@ void L1::arm_ack()
 void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
 {
     const bool pm = cache_line_at_const(cache_, idx)->pm;
+    if (pm) hw_->on_l1_pm_writeback(sm_, cache_line_at_const(cache_, idx)->tag);
     // Persist-unit write-backs carry their phase back (the unit counts acks by phase); every other
     // PM write-back, and volatile ones a fence waits for, is tracked with a ticket.
     const bool acked = pb_persist || tracked || pm;
@@ -51,7 +52,10 @@ void L1::writeback(int32_t idx, bool tracked, bool pb_persist, uint32_t phase)
         if (pm) late_pm_sent_[seq] = t0;
         return;
     }
-    if (pm) st_.persist_ack_ps += at - t0;
+    if (pm) {
+        st_.persist_ack_ps += at - t0;
+        hw_->on_pm_request_done(sm_, at - t0);
+    }
     if (acked) {
         acks_.arrive(seq, at);
         arm_ack();
@@ -64,7 +68,13 @@ void L1::on_late_ack(uint64_t token, uint64_t ack_ps)
     auto it = late_pm_sent_.find(token);
     if (it != late_pm_sent_.end()) {
         st_.persist_ack_ps += ack_ps - it->second;
+        hw_->on_pm_request_done(sm_, ack_ps - it->second);
         late_pm_sent_.erase(it);
+    }
+    auto nt = late_nt_sent_.find(token);
+    if (nt != late_nt_sent_.end()) {
+        hw_->on_pm_request_done(sm_, ack_ps - nt->second);
+        late_nt_sent_.erase(nt);
     }
     acks_.arrive(token, ack_ps);
     arm_ack();
@@ -141,6 +151,11 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
     ++st_.loads;
     if (pm) ++st_.pm_loads;
     int32_t idx = cache_lookup(cache_, la);
+    if (pm) {
+        uint64_t m[2] = {0, 0};
+        cache_mask_range(m, off, len);
+        hw_->on_l1_pm_access(sm_, la, m, false, false, StorePath::T, idx >= 0 && cache_range_valid(cache_, idx, off, len));
+    }
     if (idx >= 0 && cache_range_valid(cache_, idx, off, len)) {
         ++st_.load_hits;
         cache_line *l = cache_line_at(cache_, idx);
@@ -163,6 +178,7 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
     cache_fill(cache_, idx, req.data);
     cache_line_at(cache_, idx)->ready_ps = ready;
     cache_touch(cache_, idx);
+    if (pm) hw_->on_pm_request_done(sm_, ready - t);
     return L1Result{true, true, StallWhy::NONE, ready};
 }
 
@@ -196,10 +212,30 @@ void L1::set_tracker(WriteTracker *t)
     writers_.assign(t ? (size_t)cache_num_lines(cache_) * line_bytes_ : 0, 0);
 }
 
-L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t, uint32_t op)
+L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t, uint32_t op,
+                   bool log, uint32_t nseg, bool ask_path)
 {
     const bool pm = la * line_bytes_ >= pm_base_;
     int32_t idx = cache_lookup(cache_, la);
+    StorePath path = StorePath::T;
+    const bool hit = idx >= 0;
+    if (pm && ask_path && paths_) {
+        bool resv_fail = false;
+        if (idx < 0) {
+            const int32_t v = cache_victim(cache_, la);
+            const cache_line *vl = v >= 0 ? cache_line_at_const(cache_, v) : nullptr;
+            resv_fail = vl && vl->present && vl->ready_ps > t;
+        }
+        path = hw_->pm_store_path(PmStoreQuery{sm_, warp, la, mask, line_bytes_, log, nseg, hit, resv_fail});
+        // A line the persist unit holds leaves only in the unit's order: it keeps the temporal path.
+        if (path == StorePath::NT && !(unit_ && hit && unit_->holds(idx))) {
+            if (log) ++st_.nt_log_stores;
+            L1Result r = store_nt(la, idx, data, mask, t, op);
+            hw_->on_l1_pm_access(sm_, la, mask, true, log, path, hit);
+            return r;
+        }
+        if (log) ++st_.t_log_stores;
+    }
     if (idx < 0) {
         StallWhy why;
         if (make_room(warp, la, &idx, t, &why) == Evict::STALL) return L1Result{false, false, why, 0};
@@ -220,6 +256,61 @@ L1Result L1::store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64
     cache_touch(cache_, idx);
     if (pm && unit_) pump();
     if (pm) hw_->on_l1_pm_store(sm_, warp, la);
+    if (pm && ask_path && paths_) {
+        hw_->on_l1_pm_access(sm_, la, mask, true, log, path, hit);
+        if (path == StorePath::T_WB && cache_is_dirty(cache_, idx) && !(unit_ && unit_->holds(idx))) {
+            ++st_.added_wbs;                   // the clwb-like write-back added after the store
+            writeback(idx, true, false);
+        }
+    }
+    return L1Result{true, true, StallWhy::NONE, t + period_ps_};
+}
+
+// Non-temporal store line: a dirty copy in the L1 is written back first (so the two writes reach
+// the controller in program order) and the copy is dropped; the write goes around the L1 and,
+// marked no_allocate, around the L2 into the NVM controller's write queue. Acknowledged with a
+// ticket like a tracked write-back, so a fence waits for it.
+L1Result L1::store_nt(uint64_t la, int32_t idx, const uint8_t *data, const uint64_t mask[2], uint64_t t, uint32_t op)
+{
+    if (idx >= 0) {
+        if (cache_is_dirty(cache_, idx)) writeback(idx, true, false);
+        cache_invalidate(cache_, idx);
+        ++st_.nt_evicted;
+    }
+    ++st_.stores;
+    ++st_.pm_stores;
+    ++st_.nt_stores;
+    const uint64_t line_addr = la * line_bytes_;
+    std::vector<uint32_t> wr;
+    if (tracker_) {
+        wr.assign(line_bytes_, 0);
+        for (uint32_t b = 0; b < line_bytes_; ++b)
+            if (mask[b / 64] >> (b % 64) & 1) wr[b] = op;
+        tracker_->on_perform(t, op, line_addr, mask);
+    }
+    MemReq req(tlm::TLM_WRITE_COMMAND, line_addr, line_bytes_);
+    std::memcpy(req.data, data, line_bytes_);
+    req.ext.mask[0] = mask[0];
+    req.ext.mask[1] = mask[1];
+    req.ext.pm = true;
+    req.ext.persist = true;
+    req.ext.no_allocate = true;
+    req.ext.requester = sm_;
+    req.ext.writers = tracker_ ? wr.data() : nullptr;
+    const uint64_t seq = acks_.expect(true, sm_, 0);
+    req.ext.ack_to = this;
+    req.ext.ack_token = seq;
+    const uint64_t t0 = std::max(t, now_ps());
+    sc_time d = ps(t0 - now_ps());
+    isock->b_transport(req.gp, d);
+    if (req.ext.ack_later) {
+        late_nt_sent_[seq] = t0;
+    } else {
+        const uint64_t at = now_ps() + d.value();
+        hw_->on_pm_request_done(sm_, at - t0);
+        acks_.arrive(seq, at);
+        arm_ack();
+    }
     return L1Result{true, true, StallWhy::NONE, t + period_ps_};
 }
 
@@ -293,6 +384,14 @@ void L1::report(StatsWriter &w, uint64_t sim_ps)
         w.add(g, "late_acks", st_.late_acks, "acks", "acknowledgements that came after the write's return (front end decided later)");
     w.add(g, "avg_persist_ack_ns", st_.pm_persists ? st_.persist_ack_ps / 1000.0 / st_.pm_persists : 0, "ns",
           "average time from a PM flush leaving L1 to its acknowledgement");
+    if (st_.nt_stores || st_.t_log_stores || st_.added_wbs) {   // two-data-path models only (golden stats unchanged)
+        w.add(g, "nt_stores", st_.nt_stores, "line accesses", "PM store lines sent non-temporally around the L1 and L2");
+        w.add(g, "nt_log_stores", st_.nt_log_stores, "line accesses", "log-write lines sent non-temporally");
+        w.add(g, "t_log_stores", st_.t_log_stores, "line accesses", "log-write lines stored temporally into the L1");
+        w.add(g, "added_writebacks", st_.added_wbs, "lines",
+              "clwb-like write-backs added right after a temporal store (path changed NT -> T)");
+        w.add(g, "nt_dropped_copies", st_.nt_evicted, "lines", "L1 copies dropped by a non-temporal store");
+    }
     w.add(g, "evictions", st_.evictions, "lines", "valid lines replaced");
     w.add(g, "evict_stalls", st_.evict_stalls, "events", "evictions blocked by persist ordering (warp stalled in EDM)");
     w.add(g, "invalidations", st_.invalidations, "lines", "clean lines invalidated by barriers / acquires");

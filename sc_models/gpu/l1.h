@@ -45,8 +45,13 @@ public:
     L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
     // One line of a warp's store: bytes in mask. `op` = the store's op id (persim_op.id), kept per
     // byte while a tracker is installed (set_tracker) and carried by the line's flush.
+    // A PM store line asks the model's PersistHw for its data path (PersistHw::pm_store_path; `log`:
+    // a log write, `nseg`: lines of the warp's op) unless `ask_path` is false (flag stores): T
+    // stores into the L1, NT writes around the L1 and L2 into the NVM controller's write queue
+    // (acknowledged with a ticket, like a write-back), T_WB stores and writes the line back at once.
     L1Result store(uint32_t warp, uint64_t la, const uint8_t *data, const uint64_t mask[2], uint64_t t,
-                   uint32_t op = 0);
+                   uint32_t op = 0, bool log = false, uint32_t nseg = 1, bool ask_path = false);
+    uint32_t dirty_pm_lines() const { return cache_count_dirty(cache_, 1); }
     // Data-path tracking (persim run --check / check / crash): writer op id per byte of every line.
     void set_tracker(WriteTracker *t);
     // An ordering primitive of the model's persist unit (SBRP: a PB fence).
@@ -67,7 +72,7 @@ public:
     void drain_functional(mem_image *img);
     void report(StatsWriter &w, uint64_t sim_ps);
     // The model's GPU-wide hardware sees every PM store performed here (PersistHw::on_l1_pm_store).
-    void set_persist_hw(PersistHw *h) { hw_ = h; }
+    void set_persist_hw(PersistHw *h) { hw_ = h; paths_ = h->chooses_store_path(); }
     // Writes PM line `la` back to the L2 if it is dirty here (returns whether it was): a persist
     // model's hardware flushing a line (nvwfifo: a dequeued L1 NVW-FIFO entry).
     bool flush_pm_line(uint64_t la);
@@ -86,12 +91,14 @@ private:
     void arm_ack();                        // wake ack_method at the next acknowledgement
     void ack_method();
     void track_store(int32_t idx, uint64_t la, const uint64_t mask[2], uint64_t t, uint32_t op);
+    L1Result store_nt(uint64_t la, int32_t idx, const uint8_t *data, const uint64_t mask[2], uint64_t t, uint32_t op);
 
     const GpuCfg &g_;
     int sm_;
     L1Client *client_;
     WriteTracker *tracker_ = nullptr;
     PersistHw *hw_;
+    bool paths_ = false;                   // the model chooses PM store paths (PersistHw::chooses_store_path)
     std::vector<uint32_t> writers_;        // tracking: writer op id of each byte (line index * line_bytes)
     CacheCtrl ctrl_;                       // line storage, write-backs, functional drain
     cache *cache_;
@@ -109,7 +116,9 @@ private:
         uint64_t writebacks = 0, pm_persists = 0, vol_writebacks = 0, acks = 0, late_acks = 0;
         uint64_t evictions = 0, evict_stalls = 0, invalidations = 0;
         uint64_t persist_ack_ps = 0;       // sum of flush-to-ack times of PM persists
+        uint64_t nt_stores = 0, nt_log_stores = 0, t_log_stores = 0, added_wbs = 0, nt_evicted = 0;
     } st_;
+    std::map<uint64_t, uint64_t> late_nt_sent_;   // NT stores acknowledged later: seq -> send time
 };
 
 } // namespace persim

@@ -57,6 +57,7 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     const uint32_t b = l2_bank_of(addr, line_bytes_, (uint32_t)banks_.size());
     cache *c = banks_[b];
     const uint64_t t = now_ps() + delay.value();
+    const uint64_t bank_free_before = bank_free_[b];
     const uint64_t start = std::max(t, bank_free_[b]);
     bank_free_[b] = start + busy_ps_;
     const uint64_t tag_done = start + hit_ps_;
@@ -95,6 +96,25 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     static const uint64_t full[2] = {~0ull, ~0ull};
     const uint64_t *mask = e ? e->mask : full;
     int32_t idx = cache_lookup(c, la);
+    if (e && e->no_allocate) {
+        // Non-temporal write (PersistHw::pm_store_path): around this L2, no tag latency and no bank
+        // occupancy charged; a copy here is written back first if dirty, then dropped.
+        bank_free_[b] = bank_free_before;
+        ++nt_writes_;
+        if (idx >= 0) {
+            if (pm && pm_wb_ && cache_is_dirty(c, idx)) hw_->on_l2_pm_evicted(write_pm_line(b, idx, t));
+            cache_invalidate(c, idx);
+        }
+        sc_time d = ps(t - now_ps());
+        down->b_transport(gp, d);
+        if (e->ack_later) {
+            delay = SC_ZERO_TIME;
+        } else {
+            delay = d;
+        }
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     if (idx < 0) idx = allocate(b, la, pm, tag_done);
     ctrls_[b]->write_masked(idx, gp.get_data_ptr(), mask);
     cache_touch(c, idx);
@@ -173,6 +193,8 @@ void L2::report(StatsWriter &w, uint64_t) const
     w.add(g, "pm_writes", st_.pm_writes, "requests", "PM writes forwarded to the persistence domain (write-through)");
     w.add(g, "evictions", st_.evictions, "lines", "lines replaced");
     w.add(g, "dirty_evictions", st_.dirty_evictions, "lines", "dirty volatile lines written back to GDDR");
+    if (nt_writes_)
+        w.add(g, "nt_writes", nt_writes_, "requests", "non-temporal PM writes forwarded around the L2 (two-data-path models)");
     if (pm_wb_) {
         w.add(g, "pm_writebacks", pm_writebacks_, "lines", "NV-dirty lines written back to NVM (PM write-back mode, nvwfifo)");
         w.add(g, "pm_dirty_evictions", pm_evictions_, "lines", "NV-dirty lines written back to NVM by replacement");

@@ -46,7 +46,7 @@ private:
     bool pm_wb_ = false, pm_in_dram_ = false;
     PersistHw *hw_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)
-    uint64_t pm_writebacks_ = 0, pm_evictions_ = 0;
+    uint64_t pm_writebacks_ = 0, pm_evictions_ = 0, nt_writes_ = 0;
     std::vector<std::unique_ptr<CacheCtrl>> ctrls_;   // one cache controller per bank
     std::vector<cache *> banks_;
     std::vector<uint64_t> bank_free_;

@@ -1,6 +1,7 @@
 // The registry of GPU persistency models (persist_model.h). Adding a model: one file under
 // persist/ and one line here.
 #include "persist_model.h"
+#include "persist/data_path.h"
 #include "persist/epoch.h"
 #include "persist/gpm.h"
 #include "persist/nvwfifo.h"
@@ -10,7 +11,8 @@ namespace persim {
 
 const std::vector<const PersistModel *> &all_models()
 {
-    static const std::vector<const PersistModel *> v = {&kEpochModel, &kGpmModel, &kSbrpModel, &kNvwModel};
+    static const std::vector<const PersistModel *> v = {&kEpochModel, &kGpmModel, &kSbrpModel, &kNvwModel,
+        &kStaticNtModel, &kStaticTModel, &kThemisModel, &kPmemSpecModel, &kBuclModel, &kAgpmModel};
     return v;
 }
 
@@ -85,7 +87,7 @@ const char *prim_name(Prim p)
 {
     static const char *n[] = {"ofence", "dfence", "pacq_blk", "prel_blk", "pacq_dev", "prel_dev", "epoch_bar",
                               "sys_fence", "vol_flush", "l1_inv", "flag_store", "flag_wait", "sync",
-                              "nvw_wi", "nvw_wg", "nvw_kr", "nvw_all"};
+                              "nvw_wi", "nvw_wg", "nvw_kr", "nvw_all", "pm_flush"};
     return n[(int)p];
 }
 

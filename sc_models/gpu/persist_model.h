@@ -48,8 +48,33 @@ enum class Prim : uint8_t {
     NVW_WG,        // p_barrier_wg: wait for the whole block, then marker into the L1 FIFO, block waits
     NVW_KR,        // p_barrier_kr: wait for the whole kernel, markers into every L1 FIFO, all wait
     NVW_ALL,       // markers into every L1 FIFO, only the issuing warp waits (device-scope release)
+    // Two-data-path models (AGPM family, persist/data_path.cpp; AGPM paper section II-A): clwb of
+    // every dirty PM line of the SM's L1 plus a fence that waits for every PM write of the SM
+    // (write-backs and non-temporal stores) to be acknowledged; lines stay valid (clwb, not
+    // clflush). PersistHw::elide_pm_flush may skip it (Themis' fence elision).
+    PM_FLUSH,
 };
-constexpr int kPrimCount = (int)Prim::NVW_ALL + 1;
+constexpr int kPrimCount = (int)Prim::PM_FLUSH + 1;
+
+// The data path of one line of a PM store (AGPM paper sections I, IV-B): T (temporal: into the
+// L1 and L2, persisted when the line is written back to the NVM controller), NT (non-temporal:
+// bypass the L1 and L2 straight into the NVM controller's write queue; a copy in the caches is
+// written back if dirty and dropped), T_WB (temporal, then a clwb-like write-back of the line right
+// after the store: AGPM's added write-back when a log store's path changed from NT to T).
+enum class StorePath : uint8_t { T, NT, T_WB };
+
+// What the L1 knows about a PM store line when it asks the model for its path.
+struct PmStoreQuery {
+    int sm;
+    uint32_t warp;
+    uint64_t la;            // line address
+    const uint64_t *mask;   // bytes of the line written (bit i = byte i)
+    uint32_t line_bytes;
+    bool log;               // a log write (persim_op.st_class == STC_LOG)
+    uint32_t nseg;          // lines the warp's store op touches (coalescing degree; 1 = coalesced)
+    bool l1_hit;            // the line is in the L1
+    bool resv_fail;         // L1 miss whose victim line still waits for its fill (a reservation failure)
+};
 
 // Why a warp stalled in the L1's persist hardware.
 enum class StallWhy : uint8_t { NONE, EDM, ODM, PB_FULL };
@@ -107,6 +132,22 @@ public:
     virtual bool kernel_end_pending(Sm &) { return false; }
     // L1: a PM store performed by `warp` of SM `sm` to line address `la`.
     virtual void on_l1_pm_store(int, uint32_t, uint64_t) {}
+    // L1: true if the model chooses the data path of PM stores (pm_store_path is asked; the L1 then
+    // also reports the per-path statistics). Default: no, every PM store is temporal.
+    virtual bool chooses_store_path() const { return false; }
+    // L1: the data path of one line of a PM store (generic two-path mechanism, l1.cpp). Default: T.
+    virtual StorePath pm_store_path(const PmStoreQuery &) { return StorePath::T; }
+    // L1: a PM load or store line was performed (after the path was chosen; `hit`: the L1 held the
+    // line before the access). For models that record locality (AGPM buffers).
+    virtual void on_l1_pm_access(int, uint64_t /*la*/, const uint64_t * /*mask*/, bool /*write*/, bool /*log*/,
+                                 StorePath, bool /*hit*/) {}
+    // L1: dirty PM line `la` was written back towards the L2 (replacement, fence, clwb).
+    virtual void on_l1_pm_writeback(int, uint64_t /*la*/) {}
+    // L1: a PM request of SM `sm` (load miss, write-back or NT store) finished after `wait_ps`.
+    virtual void on_pm_request_done(int /*sm*/, uint64_t /*wait_ps*/) {}
+    // SM: Prim::PM_FLUSH with `dirty_pm_lines` dirty PM lines in the L1: true to skip it (no
+    // write-back, no wait). Default: never.
+    virtual bool elide_pm_flush(int /*sm*/, uint32_t /*dirty_pm_lines*/) { return false; }
     // L2: keep PM lines dirty (write-back) instead of writing them through to the PM controller.
     virtual bool l2_pm_write_back() const { return false; }
     virtual void on_l2_pm_write(uint64_t) {}          // a PM line was written into the L2 (write-back mode)

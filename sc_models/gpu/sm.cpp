@@ -263,7 +263,8 @@ bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
     }
     for (uint32_t k = w.lines_done; k < nseg; ++k) {
         uint64_t tk = t + (uint64_t)(k - w.lines_done) * period_ps_;
-        L1Result r = st ? l1->store(w.slot, segs[k].la, segs[k].data, segs[k].mask, tk, op.id)
+        L1Result r = st ? l1->store(w.slot, segs[k].la, segs[k].data, segs[k].mask, tk, op.id, op.st_class == STC_LOG,
+                                    nseg, true)
                         : l1->load(w.slot, segs[k].la, segs[k].lo, segs[k].hi - segs[k].lo + 1, tk);
         if (!r.done) {
             w.lines_done = (uint8_t)k;
@@ -304,6 +305,13 @@ bool Sm::exec_prim(WarpCtx &w, Prim p, const persim_op &op, uint64_t t)
     case Prim::EPOCH_BAR: return ticket(l1->flush(true, false), 1);
     case Prim::SYS_FENCE: return ticket(l1->flush(true, true), 2);
     case Prim::VOL_FLUSH: return ticket(l1->flush(false, true), 0);
+    case Prim::PM_FLUSH:   // clwb of the dirty PM lines + fence over every PM write (lines stay valid)
+        if (hw_->elide_pm_flush(id_, l1->dirty_pm_lines())) {
+            advance_prim(w);
+            w.ready_ps = t + period_ps_;
+            return true;
+        }
+        return ticket(l1->flush(true, false), 0);
     case Prim::L1_INV:
         l1->invalidate_clean(false);
         advance_prim(w);

@@ -1,0 +1,245 @@
+// Model `agpm`: adaptive data-path selection for the log writes of undo logging (AGPM paper,
+// agpm-adaptive-data-path-selection.txt, sections III-IV; docs/models/agpm.md). Hardware: an AGPM
+// buffer (cores/agpm_buf) beside each L1 and each L2 bank (partition), a path selector with its
+// periods and adaptive log-write threshold (cores/agpm_sel) per SM. The cores decide; this file
+// only feeds them the L1's events (through the generic PersistHw hooks) and carries out the path.
+//  - a log-write line: recorded in the SM's L1 buffer (agpm_buf_log_write, coded path NT: the
+//    program is written with non-temporal log stores, section I; selected path = the SM's selector)
+//    and in its L2 bank's buffer (the request passes the partition on either path); if the core
+//    marks the line NT -> T, the store is T_WB (the clwb-like write-back added after the temporal
+//    store, IV-B); each log-write line is one log update of the period (agpm_sel_log_update);
+//  - any other PM access (loads, data stores): the L1 buffer's all way (agpm_buf_access); an L1
+//    load miss also reaches the L2 bank's buffer;
+//  - a PM line written back from the L1 (clwb, fence, replacement): its entries go to the
+//    reservation buffers of the L1 buffer and of the L2 bank's buffer (the L2 writes PM lines
+//    through to the ADR controller), to be refilled on the next access (IV-B);
+//  - every finished PM request (load miss, write-back, NT store): its wait in SM cycles (CWPPR);
+//  - period end (agpm_sel_log_update says so): the selector classifies the L1 buffer's and the sum
+//    of the L2 buffers' variables (reserved entries included) and picks the path for the next
+//    period; then the SM's L1 buffer and every L2 buffer are flushed (IV-A: "all the AGPM buffers
+//    will be flushed").
+#include <cstring>
+#include "gpu.h"
+#include "interconnect.h"
+#include "persist/data_path.h"
+extern "C" {
+#include "agpm_buf.h"
+#include "agpm_sel.h"
+}
+
+namespace persim {
+
+namespace {
+
+struct Buf {
+    std::vector<uint64_t> mem;
+    agpm_buf *b = nullptr;
+};
+
+class AgpmHw : public DataPathHw {
+public:
+    AgpmHw(const Config &c, Gpu &g) : DataPathHw("agpm", g)
+    {
+        const GpuCfg &gc = g.cfg();
+        period_ps_ = gc.period_ps;
+        line_bytes_ = gc.line_bytes;
+        banks_ = gc.l2_banks;
+        bc_.entries = (uint32_t)c.i("persist.agpm.buf_entries");
+        bc_.ways = (uint32_t)c.i("persist.agpm.buf_ways");
+        bc_.block_bytes = (uint32_t)c.i("persist.agpm.block_bytes");
+        bc_.byte_ctr_bits = (uint32_t)c.i("persist.agpm.byte_ctr_bits");
+        bc_.blk_ctr_bits = (uint32_t)c.i("persist.agpm.blk_ctr_bits");
+        bc_.resv_entries = (uint32_t)c.i("persist.agpm.resv_entries");
+        if (bc_.ways % 2) throw ConfigError("persist.agpm.buf_ways: must be even (half log ways, half all ways), got " + std::to_string(bc_.ways));
+        if (bc_.entries % bc_.ways)
+            throw ConfigError("persist.agpm.buf_entries: must be a multiple of persist.agpm.buf_ways (" +
+                              std::to_string(bc_.ways) + "), got " + std::to_string(bc_.entries));
+        if (bc_.block_bytes & (bc_.block_bytes - 1))
+            throw ConfigError("persist.agpm.block_bytes: must be a power of two, got " + std::to_string(bc_.block_bytes));
+        if (agpm_buf_bytes(&bc_) == 0)
+            throw ConfigError("persist.agpm: invalid AGPM buffer (persist.agpm.buf_entries / buf_ways / block_bytes / "
+                              "byte_ctr_bits / blk_ctr_bits / resv_entries)");
+        sc_ = agpm_sel_default_cfg();
+        sc_.thr_init = (uint32_t)c.i("persist.agpm.thr_init");
+        sc_.thr_min = (uint32_t)c.i("persist.agpm.thr_min");
+        sc_.thr_max = (uint32_t)c.i("persist.agpm.thr_max");
+        sc_.step_pct = (uint32_t)c.i("persist.agpm.step_pct");
+        sc_.min_log = (uint64_t)c.i("persist.agpm.min_log");
+        sc_.ratio_num = (uint32_t)(c.f("persist.agpm.ratio") * 10000 + 0.5);
+        sc_.ratio_den = 10000;
+        sc_.initial_path = c.s("persist.agpm.initial_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
+        if (sc_.thr_min > sc_.thr_max)
+            throw ConfigError("persist.agpm.thr_min: must not exceed persist.agpm.thr_max");
+        if (sc_.thr_init < sc_.thr_min || sc_.thr_init > sc_.thr_max)
+            throw ConfigError("persist.agpm.thr_init: must lie in [persist.agpm.thr_min, persist.agpm.thr_max] = [" +
+                              std::to_string(sc_.thr_min) + ", " + std::to_string(sc_.thr_max) + "], got " +
+                              std::to_string(sc_.thr_init));
+        const uint32_t nsm = gc.num_sms;
+        sel_mem_.resize(nsm);
+        sel_.resize(nsm);
+        for (uint32_t i = 0; i < nsm; ++i) {
+            sel_mem_[i].assign((agpm_sel_bytes() + 7) / 8, 0);
+            if (agpm_sel_init(sel_mem_[i].data(), &sc_) != 0)
+                throw ConfigError("persist.agpm: invalid path selector (persist.agpm.ratio / thr_* / step_pct / min_log)");
+            sel_[i] = reinterpret_cast<agpm_sel *>(sel_mem_[i].data());
+        }
+        l1_.resize(nsm);
+        for (auto &b : l1_) init_buf(b);
+        l2_.resize(banks_);
+        for (auto &b : l2_) init_buf(b);
+        all_.assign(nsm, 0);
+    }
+
+protected:
+    StorePath choose(const PmStoreQuery &q) override
+    {
+        if (!q.log) return StorePath::T;
+        agpm_sel *s = sel_[(size_t)q.sm];
+        const agpm_path path = agpm_sel_path(s);
+        const uint64_t base = q.la * q.line_bytes;
+        bool wb = false;
+        for_runs(q.mask, [&](uint32_t off, uint32_t len) {
+            agpm_buf_log_write(l1_[(size_t)q.sm].b, base + off, len, AGPM_PATH_NT, path);
+            agpm_buf_log_write(l2_[bank(q.la)].b, base + off, len, AGPM_PATH_NONE, path);
+            if (agpm_buf_mark(l1_[(size_t)q.sm].b, base + off) == AGPM_MARK_NT_TO_T) {
+                agpm_buf_clear_mark(l1_[(size_t)q.sm].b, base + off);
+                wb = true;
+            }
+        });
+        ++all_[(size_t)q.sm];
+        if (agpm_sel_log_update(s)) end_period(q.sm);
+        if (path == AGPM_PATH_NT) return StorePath::NT;
+        return wb ? StorePath::T_WB : StorePath::T;
+    }
+
+public:
+    void on_l1_pm_access(int sm, uint64_t la, const uint64_t *mask, bool write, bool log, StorePath, bool hit) override
+    {
+        if (log) return;                         // recorded by choose()
+        if (write) ++all_[(size_t)sm];
+        const uint64_t base = la * line_bytes_;
+        for_runs(mask, [&](uint32_t off, uint32_t len) {
+            agpm_buf_access(l1_[(size_t)sm].b, base + off, len);
+            if (!write && !hit) agpm_buf_access(l2_[bank(la)].b, base + off, len);
+        });
+    }
+    void on_l1_pm_writeback(int sm, uint64_t la) override
+    {
+        agpm_buf_writeback(l1_[(size_t)sm].b, la * line_bytes_);
+        agpm_buf_writeback(l2_[bank(la)].b, la * line_bytes_);
+    }
+    void on_pm_request_done(int sm, uint64_t wait_ps) override { agpm_sel_pm_done(sel_[(size_t)sm], wait_ps / period_ps_); }
+
+protected:
+    void report_more(StatsWriter &w, const std::string &g) override
+    {
+        agpm_sel_stats t{};
+        uint32_t thr_min = UINT32_MAX, thr_max = 0, nt_now = 0;
+        for (agpm_sel *s : sel_) {
+            const agpm_sel_stats *x = agpm_sel_get_stats(s);
+            t.log_updates += x->log_updates;
+            t.pm_requests += x->pm_requests;
+            t.periods += x->periods;
+            t.thr_up += x->thr_up;
+            t.thr_down += x->thr_down;
+            t.path_changes += x->path_changes;
+            for (int r = 0; r < 9; ++r) t.reasons[r] += x->reasons[r];
+            if (x->periods) {                  // SMs that ended a period (the others still have thr_init)
+                thr_min = std::min(thr_min, agpm_sel_threshold(s));
+                thr_max = std::max(thr_max, agpm_sel_threshold(s));
+            }
+            nt_now += agpm_sel_path(s) == AGPM_PATH_NT;
+        }
+        if (thr_min > thr_max) thr_min = thr_max = sc_.thr_init;
+        w.add(g, "log_updates", t.log_updates, "line accesses", "log updates counted by the path selectors (periods are counted in these)");
+        w.add(g, "pm_requests", t.pm_requests, "requests", "finished PM requests counted for CWPPR");
+        w.add(g, "periods", t.periods, "periods", "periods ended (all SMs)");
+        w.add(g, "path_switches", t.path_changes, "switches", "period ends at which an SM's log-write path changed");
+        w.add(g, "threshold_init", sc_.thr_init, "log updates", "initial log-write threshold of a period (persist.agpm.thr_init)");
+        w.add(g, "threshold_min", thr_min, "log updates", "smallest current threshold over the SMs that ended a period (thr_init if none did)");
+        w.add(g, "threshold_max", thr_max, "log updates", "largest current threshold over the SMs that ended a period (thr_init if none did)");
+        w.add(g, "threshold_up", t.thr_up, "periods", "threshold increases by persist.agpm.step_pct (CWPPR grew)");
+        w.add(g, "threshold_down", t.thr_down, "periods", "threshold decreases (CWPPR did not grow)");
+        w.add(g, "sms_on_nt", nt_now, "SMs", "SMs whose log writes take the non-temporal path at the end");
+        for (int r = AGPM_R_A; r <= AGPM_R_H; ++r)
+            w.add(g, std::string("reason_") + agpm_reason_letter((agpm_reason)r), t.reasons[r], "periods",
+                  std::string("periods classified as Table III reason ") + agpm_reason_letter((agpm_reason)r) + " (-> " +
+                      (agpm_sel_path_for((agpm_reason)r) == AGPM_PATH_T ? "T" : "NT") + ")");
+        agpm_buf_stats b{};
+        auto addb = [&](const Buf &x) {
+            const agpm_buf_stats *s = agpm_buf_get_stats(x.b);
+            b.allocs += s->allocs;
+            b.conflicts += s->conflicts;
+            b.refills += s->refills;
+            b.resv_dropped += s->resv_dropped;
+            b.writebacks += s->writebacks;
+        };
+        for (auto &x : l1_) addb(x);
+        for (auto &x : l2_) addb(x);
+        w.add(g, "buf_allocs", b.allocs, "entries", "AGPM buffer entries allocated (L1 and L2 buffers)");
+        w.add(g, "buf_conflicts", b.conflicts, "entries", "entries displaced by set conflicts into the reservation buffer");
+        w.add(g, "buf_writebacks", b.writebacks, "events", "written-back blocks whose entries moved to the reservation buffer");
+        w.add(g, "buf_refills", b.refills, "entries", "entries refilled from the reservation buffer");
+        w.add(g, "resv_dropped", b.resv_dropped, "entries", "reserved entries dropped because the reservation buffer was full");
+    }
+
+private:
+    void init_buf(Buf &b)
+    {
+        b.mem.assign((agpm_buf_bytes(&bc_) + 7) / 8, 0);
+        if (agpm_buf_init(b.mem.data(), &bc_) != 0) throw ConfigError("persist.agpm: invalid AGPM buffer configuration");
+        b.b = reinterpret_cast<agpm_buf *>(b.mem.data());
+    }
+    size_t bank(uint64_t la) const { return l2_bank_of(la * line_bytes_, line_bytes_, banks_); }
+    // Contiguous byte runs of a line mask, split at AGPM block boundaries.
+    template <class F> void for_runs(const uint64_t *mask, F f) const
+    {
+        uint32_t i = 0;
+        while (i < line_bytes_) {
+            if (!((mask[i / 64] >> (i % 64)) & 1)) { ++i; continue; }
+            uint32_t j = i;
+            while (j < line_bytes_ && ((mask[j / 64] >> (j % 64)) & 1) && (j == i || j % bc_.block_bytes)) ++j;
+            f(i, j - i);
+            i = j;
+        }
+    }
+    void end_period(int sm)
+    {
+        agpm_sel_in in{};
+        agpm_buf_vars(l1_[(size_t)sm].b, 1, &in.l1d);
+        for (auto &x : l2_) {
+            agpm_vars v;
+            agpm_buf_vars(x.b, 1, &v);
+            in.l2.t_all += v.t_all;
+            in.l2.t_log += v.t_log;
+            in.l2.s_all += v.s_all;
+            in.l2.s_log += v.s_log;
+        }
+        in.all = all_[(size_t)sm];
+        in.log = agpm_sel_period_logs(sel_[(size_t)sm]);
+        in.shm_used = 0;                       // persim's programs have no shared memory (reason h never fires)
+        agpm_sel_end_period(sel_[(size_t)sm], &in);
+        agpm_buf_reset(l1_[(size_t)sm].b);
+        for (auto &x : l2_) agpm_buf_reset(x.b);
+        all_[(size_t)sm] = 0;
+    }
+
+    agpm_buf_cfg bc_{};
+    agpm_sel_cfg sc_{};
+    uint64_t period_ps_;
+    uint32_t line_bytes_, banks_;
+    std::vector<std::vector<uint64_t>> sel_mem_;
+    std::vector<agpm_sel *> sel_;
+    std::vector<Buf> l1_, l2_;
+    std::vector<uint64_t> all_;
+};
+
+std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu) { return std::make_unique<AgpmHw>(c, gpu); }
+
+} // namespace
+
+const PersistModel kAgpmModel{"agpm",
+                              "AGPM: per-SM adaptive choice of the log writes' data path (T / NT) from AGPM-buffer locality, per period",
+                              lower_data_path, nullptr, make_hw};
+
+} // namespace persim

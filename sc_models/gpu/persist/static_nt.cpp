@@ -1,0 +1,27 @@
+// Model `static-nt` (AGPM paper section III, Figure 3 / Figure 7 "NT"): every log write takes the
+// non-temporal path (around the L1 and L2 into the NVM controller's write queue); data updates
+// and flags are temporal (store, clwb at the next fence). The conventional choice for undo logs
+// (section I).
+#include "gpu.h"
+#include "persist/data_path.h"
+
+namespace persim {
+
+namespace {
+class Hw : public DataPathHw {
+public:
+    explicit Hw(Gpu &g) : DataPathHw("static_nt", g) {  }
+
+protected:
+    StorePath choose(const PmStoreQuery &q) override
+    {
+        (void)q;
+        return q.log ? StorePath::NT : StorePath::T;
+    }
+};
+std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<Hw>(gpu); }
+} // namespace
+
+const PersistModel kStaticNtModel{"static-nt", "static non-temporal path: every log write bypasses the L1 and L2 into the NVM controller (AGPM paper Figure 3/7, NT)", lower_data_path, nullptr, make_hw};
+
+} // namespace persim
