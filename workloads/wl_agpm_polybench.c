@@ -241,12 +241,12 @@ AG_WORKLOAD(mm3, "3mm1", MM_DESC("3MM kernel 1 (E = A.B)"), "N (NxN matrices; mu
 AG_WORKLOAD(gemm, "gemm", MM_DESC("GEMM (C = 3 A.B + 2 C, C in place)"), "N (NxN matrices; multiple of 32)", 128, 32, 32,
             1024, gemm_setup, mm_gen, mm_check);
 AG_WORKLOAD(atax1, "atax1", "Polybench ATAX kernel 1 (tmp = A.x): thread per row, loads with stride N (uncoalesced)",
-            "N (NxN matrix; multiple of 32)", 1024, 512, 32, 8192, atax1_setup, mv_gen, mv_check);
+            "N (NxN matrix; multiple of 32)", 1024, 384, 32, 8192, atax1_setup, mv_gen, mv_check);
 AG_WORKLOAD(atax2, "atax2", "Polybench ATAX kernel 2 (y = A^T.tmp): thread per column, coalesced row loads",
-            "N (NxN matrix; multiple of 32)", 1024, 512, 32, 8192, atax2_setup, mv_gen, mv_check);
+            "N (NxN matrix; multiple of 32)", 1024, 384, 32, 8192, atax2_setup, mv_gen, mv_check);
 AG_WORKLOAD(mvt1, "mvt1", "Polybench MVT kernel 1 (x1 += A.y1, in place): thread per row, stride-N loads",
-            "N (NxN matrix; multiple of 32)", 1024, 512, 32, 8192, mvt1_setup, mv_gen, mv_check);
+            "N (NxN matrix; multiple of 32)", 1024, 384, 32, 8192, mvt1_setup, mv_gen, mv_check);
 AG_WORKLOAD(gesummv, "gesummv", "Polybench GESUMMV (y = 3 A.x + 2 B.x): thread per row, two stride-N loads per step",
-            "N (NxN matrices; multiple of 32)", 1024, 512, 32, 8192, gesummv_setup, mv_gen, mv_check);
+            "N (NxN matrices; multiple of 32)", 1024, 384, 32, 8192, gesummv_setup, mv_gen, mv_check);
 AG_WORKLOAD(conv2d, "2dconv", "Polybench 2DCONV (3x3 convolution): block per row, 9 unaligned coalesced loads per warp",
             "N (NxN image)", 512, 64, 8, 1026, conv_setup, conv_gen, conv_check);
