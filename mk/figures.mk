@@ -56,3 +56,16 @@ AGPM_ARGS ?=
 
 figures-agpm: build
 	$(PYTHON) scripts/agpm_figures.py --persim $(PERSIM) -j $(AGPM_JOBS) --out $(AGPM_OUT) $(if $(filter 1,$(AGPM_FORCE)),--force) $(AGPM_ARGS)
+
+# Every GPU persistency model on every GPU workload (issue 15, "one matrix"): results/matrix/matrix.csv,
+# matrix.png (time over a no-persistence run, crash-recovery marks) and README.md (scripts/gpu_matrix.py).
+#   make figures-matrix                    small sizes on configs/gpu_small.json, 8 crash points per pair
+#   make figures-matrix MATRIX_FORCE=1     rerun everything;  MATRIX_JOBS=N  runs at a time (default JOBS)
+#   make figures-matrix MATRIX_ARGS='--size default --crash-points 50'
+.PHONY: figures-matrix
+MATRIX_OUT  ?= results/matrix
+MATRIX_JOBS ?= $(JOBS)
+MATRIX_ARGS ?=
+
+figures-matrix: build
+	$(PYTHON) scripts/gpu_matrix.py --persim $(PERSIM) -j $(MATRIX_JOBS) --out $(MATRIX_OUT) $(if $(filter 1,$(MATRIX_FORCE)),--force) $(MATRIX_ARGS)
