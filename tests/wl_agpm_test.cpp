@@ -226,11 +226,20 @@ TEST_P(Agpm, LogStoresPrecedeDataStoresWithDurableBetween)
     }
     EXPECT_GT(logs, 0u);
     EXPECT_GT(ctas, 0u);
+    // what recovery relies on is stated for the checker: every log store before the CTA's first flag,
+    // the flag before every output store, every output store before the second flag
+    uint64_t reqs = 0, outs = 0;
+    for (uint64_t i = 0; i < p->nops; i++) {
+        reqs += p->ops[i].kind == OPK_REQUIRE;
+        outs += p->ops[i].kind == OPK_ST && p->ops[i].st_class == STC_DATA;
+    }
+    EXPECT_EQ(reqs, logs + 2 * (outs - 2 * ctas));
     auto n = wltest::build((GetParam() + "-nolog").c_str(), params(w->small_size));
     ASSERT_EQ(n->rc, 0);
     for (uint64_t i = 0; i < n->p->nops; i++) {
         EXPECT_FALSE(n->p->ops[i].kind == OPK_ST && n->p->ops[i].st_class == STC_LOG);
         EXPECT_NE(n->p->ops[i].kind, OPK_DURABLE);
+        EXPECT_NE(n->p->ops[i].kind, OPK_REQUIRE);
     }
 }
 

@@ -31,6 +31,7 @@ struct ag_em {
     int          in_cta;
     uint64_t     gcta;       /* CTA index over the whole program */
     ag_wbuf      w[32];
+    uint32_t    *ids;  size_t nids, capids;   /* op ids of the stores of the warp being emitted */
     int          oom;
 };
 
@@ -147,16 +148,24 @@ void ag_comp(ag_em *e, uint64_t n)
 
 void ag_sync(ag_em *e) { push(e, OPK_SYNC); }
 
+static void note_id(ag_em *e, uint32_t id)
+{
+    if (grow((void **)&e->ids, &e->capids, e->nids + 1, sizeof *e->ids) != 0) { e->oom = 1; return; }
+    e->ids[e->nids++] = id;
+}
+
+/* The body; the ids of its stores go to e->ids (from index 0 on). */
 static void emit_body(ag_em *e, const ag_wbuf *b)
 {
     uint64_t v[PERSIM_WARP_SIZE];
+    e->nids = 0;
     for (size_t i = 0; i < b->n; i++) {
         const ag_pop *o = &b->o[i];
         switch (o->kind) {
         case OPK_LD: op_ld(e->p, o->addr, 4, o->nlanes, o->stride); break;
         case OPK_ST:
             for (uint32_t l = 0; l < o->nlanes; l++) v[l] = b->v[o->vi + l];
-            op_st(e->p, o->addr, 4, o->nlanes, o->stride, v);
+            note_id(e, op_st(e->p, o->addr, 4, o->nlanes, o->stride, v));
             break;
         case OPK_COMPUTE: op_compute(e->p, o->addr); break;
         default: op_sync(e->p, SCOPE_BLOCK); break;
@@ -208,6 +217,11 @@ void ag_cta_end(ag_em *e)
     t->log = wl_alloc_pm(&c->al, words ? 4 * words : 4);
     t->lw0 = c->nlogw;
     t->nlw = (uint32_t)words;
+    /* what recovery relies on, as checker requirements (persim check, docs/checking.md): every log
+     * store durable before the "in transaction" flag, the flag before every output store, every
+     * output store before the "complete" flag (the requires of warp w sit in warp w's stream; the
+     * flags' ids are warp 0's, emitted first) */
+    uint32_t flag1 = 0, flag2 = 0;
     uint64_t off = 0;
     for (uint32_t w = 0; w < e->wpb; w++) {
         const ag_wbuf *b = &e->w[w];
@@ -216,6 +230,7 @@ void ag_cta_end(ag_em *e)
          * 32 words per (coalesced) log store */
         uint64_t chunk[PERSIM_WARP_SIZE], at = off;
         uint32_t nc = 0;
+        e->nids = 0;   /* the log stores' ids */
         for (size_t i = 0; i < b->n; i++) {
             const ag_pop *o = &b->o[i];
             if (o->kind != OPK_ST) continue;
@@ -225,27 +240,32 @@ void ag_cta_end(ag_em *e)
                 chunk[nc++] = mem_read_u32(e->img, a);
                 c->logw[c->nlogw++] = a;
                 if (nc == PERSIM_WARP_SIZE) {
-                    op_st_log(e->p, t->log + 4 * at, 4, nc, 4, chunk);
+                    note_id(e, op_st_log(e->p, t->log + 4 * at, 4, nc, 4, chunk));
                     at += nc;
                     nc = 0;
                 }
             }
         }
-        if (nc) op_st_log(e->p, t->log + 4 * at, 4, nc, 4, chunk);
+        if (nc) note_id(e, op_st_log(e->p, t->log + 4 * at, 4, nc, 4, chunk));
         off += b->stw;
         op_durable(e->p);
         op_sync(e->p, SCOPE_BLOCK);
         if (w == 0) {
-            op_st_bcast(e->p, t->flag, 4, 1, 4, AG_FLAG_INTX);
+            flag1 = op_st_bcast(e->p, t->flag, 4, 1, 4, AG_FLAG_INTX);
             op_durable(e->p);
         }
+        for (size_t k = 0; k < e->nids; k++) op_require(e->p, e->ids[k], flag1);
         op_sync(e->p, SCOPE_BLOCK);
         emit_body(e, b);
         op_durable(e->p);
         op_sync(e->p, SCOPE_BLOCK);
         if (w == 0) {
-            op_st_bcast(e->p, t->flag, 4, 1, 4, AG_FLAG_DONE);
+            flag2 = op_st_bcast(e->p, t->flag, 4, 1, 4, AG_FLAG_DONE);
             op_durable(e->p);
+        }
+        for (size_t k = 0; k < e->nids; k++) {
+            op_require(e->p, flag1, e->ids[k]);
+            op_require(e->p, e->ids[k], flag2);
         }
     }
     apply_stores(e);
@@ -254,6 +274,7 @@ void ag_cta_end(ag_em *e)
 
 static void em_free(ag_em *e)
 {
+    free(e->ids);
     for (uint32_t w = 0; w < 32; w++) { free(e->w[w].o); free(e->w[w].v); }
 }
 
