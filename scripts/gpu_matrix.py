@@ -48,6 +48,10 @@ def args():
     ap.add_argument("--base-model", default="epoch")
     ap.add_argument("--base-set", default="system.pm_in_dram=true")
     ap.add_argument("--crash-points", type=int, default=8, help="crash points per pair (0: no crash check)")
+    ap.add_argument("--images", default="model", choices=["model", "run"],
+                    help="crash images: allowed by the model (default; targeted at unguaranteed requirements, "
+                         "then sampled) or this run's own durable images")
+    ap.add_argument("--no-check", action="store_true", help="skip `persim check` (the requirements column)")
     ap.add_argument("--no-run", action="store_true", help="only redraw from existing results")
     return ap.parse_args()
 
@@ -94,7 +98,7 @@ def sweep(a, name, models, wls, setv=None):
 
 def crash(a, model, wl):
     cmd = [a.persim, "crash", "--config", a.config, "--model", model, "--workload", wl, "--size", a.size,
-           "--points", str(a.crash_points), "--quiet"]
+           "--points", str(a.crash_points), "--images", a.images, "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     txt = p.stdout + p.stderr
     tried = re.search(r"points tried\s+(\d+)", txt)
@@ -105,6 +109,35 @@ def crash(a, model, wl):
         t, r = int(tried.group(1)), int(rec.group(1))
         return ("recovered" if p.returncode == 0 and r == t else "NOT recovered"), t, r
     return f"error (exit {p.returncode})", 0, 0
+
+
+def check(a, model, wl):
+    """`persim check`: the program's requirements (what its recovery relies on) guaranteed by the model?"""
+    cmd = [a.persim, "check", "--config", a.config, "--model", model, "--workload", wl, "--size", a.size]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"requirements\s+(\d+): (\d+) guaranteed, (\d+) not guaranteed; (\d+) violated", p.stdout + p.stderr)
+    if not m:
+        if re.search(r"requirements\s+none", p.stdout) and p.returncode == 0:
+            return "none stated"
+        return f"error (exit {p.returncode})"
+    n, g, u, v = (int(x) for x in m.groups())
+    if n == 0:
+        return "none stated"
+    return "all guaranteed" if u == 0 and v == 0 else f"{u} of {n} not guaranteed, {v} violated"
+
+
+def check_all(a, models, wls):
+    path = os.path.join(a.out, "raw", "check.json")
+    old = json.load(open(path)) if os.path.exists(path) and not a.force else {}
+    todo = [(m, w) for m in models for w in wls if f"{m}/{w}" not in old]
+    if not a.no_run and not a.no_check and todo:
+        print(f"+ persim check on {len(todo)} pairs", flush=True)
+        with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+            for (m, w), r in zip(todo, ex.map(lambda mw: check(a, *mw), todo)):
+                old[f"{m}/{w}"] = r
+        with open(path, "w") as f:
+            json.dump(old, f, indent=1, sort_keys=True)
+    return old
 
 
 def crash_all(a, models, wls):
@@ -135,6 +168,7 @@ def main():
     rows = sweep(a, "matrix", models, wls)
     base_rows = sweep(a, "base", [a.base_model], wls, {key: [val]})
     cr = crash_all(a, models, wls)
+    ck = check_all(a, models, wls)
     secs = time.time() - t0
 
     def get(rs, m, w):
@@ -155,11 +189,12 @@ def main():
             table.append(dict(model=m, workload=w, status=(r or {}).get("status", "missing"),
                               verified=(r or {}).get("verified", ""), sim_ns=ns, base_ns=bns,
                               norm=ns / bns if ok and bns == bns and bns > 0 else float("nan"),
-                              crash=c[0], crash_points=c[1], crash_recovered=c[2]))
+                              crash=c[0], crash_points=c[1], crash_recovered=c[2],
+                              requirements=ck.get(f"{m}/{w}", "not checked")))
     with open(os.path.join(a.out, "matrix.csv"), "w", newline="") as f:
         wr = csv.writer(f)
         cols = ["model", "workload", "status", "verified", "sim_ns", "base_ns", "norm", "crash", "crash_points",
-                "crash_recovered"]
+                "crash_recovered", "requirements"]
         wr.writerow(cols)
         for t in table:
             wr.writerow([V.fmt(t[c], 4) if isinstance(t[c], float) else t[c] for c in cols])
@@ -216,7 +251,9 @@ def readme(a, models, wls, table, secs):
          f"same workload (base: model `{a.base_model}` with `{a.base_set}`: persim has no GPU model without "
          "persistence; this DRAM-only configuration keeps the persistent region in DRAM, caches it like volatile "
          "data and persists nothing). Then the crash check: `R` every one of the "
-         f"{a.crash_points} sampled crash points (`persim crash`, this run's durable images) recovered and verified, "
+         f"{a.crash_points} sampled crash points (`persim crash --images {a.images}`: "
+         + ("images the model allows, first one per requirement it does not guarantee, then random samples"
+            if a.images == "model" else "this run's own durable images") + ") recovered and verified, "
          "`X` some did not, `-` the workload has no recovery procedure. `failed`: the model could not run the "
          f"workload (see raw/matrix/sweep.csv). Wall time: {secs:.0f} s.", "", "![matrix](matrix.png)", "",
          "| workload | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
@@ -230,6 +267,13 @@ def readme(a, models, wls, table, secs):
     n_rec = sum(1 for t in table if t["crash"] == "recovered")
     n_bad = [f"{t['model']}/{t['workload']}" for t in table if t["crash"] == "NOT recovered"]
     n_fail = [f"{t['model']}/{t['workload']}" for t in table if t["status"] != "ok"]
+    bad_req = [f"{t['model']}/{t['workload']} ({t['requirements']})" for t in table
+               if t["requirements"] not in ("all guaranteed", "none stated", "not checked")]
+    L += ["", "Requirements (`persim check`: the program's `require`s, what its recovery relies on, guaranteed by "
+          "the model's order and kept by the run): " +
+          (f"all guaranteed wherever stated, except {', '.join(bad_req)}." if bad_req else
+           "every pair whose workload states requirements has them all guaranteed and kept.") +
+          " Workloads stating none: " + (", ".join(sorted({t['workload'] for t in table if t['requirements'] == 'none stated'})) or "-") + "."]
     L += ["", f"Pairs: {len(table)}; crash-recovered on every sampled point: {n_rec}; not recovered: "
           f"{len(n_bad)}{' (' + ', '.join(n_bad) + ')' if n_bad else ''}; runs that failed: {len(n_fail)}"
           f"{' (' + ', '.join(n_fail) + ')' if n_fail else ''}.", "",
