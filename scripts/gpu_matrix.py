@@ -198,9 +198,9 @@ def main():
         wr.writerow(cols)
         for t in table:
             wr.writerow([V.fmt(t[c], 4) if isinstance(t[c], float) else t[c] for c in cols])
-    heatmap(a, models, wls, table)
+    png = heatmap(a, models, wls, table)
     readme(a, models, wls, table, secs)
-    print(f"wrote {a.out}/matrix.csv, matrix.png, README.md ({len(table)} pairs, {secs:.0f} s)")
+    print(f"wrote {a.out}/matrix.csv, {'matrix.png, ' if png else ''}README.md ({len(table)} pairs, {secs:.0f} s)")
     return 0
 
 
@@ -214,7 +214,7 @@ def heatmap(a, models, wls, table):
         import matplotlib.pyplot as plt
     except ImportError:
         print("matplotlib missing: no matrix.png", file=sys.stderr)
-        return
+        return False
     idx = {(t["workload"], t["model"]): t for t in table}
     z = [[math.log2(idx[(w, m)]["norm"]) if idx[(w, m)]["norm"] == idx[(w, m)]["norm"] else float("nan")
           for m in models] for w in wls]
@@ -241,6 +241,7 @@ def heatmap(a, models, wls, table):
     fig.tight_layout()
     fig.savefig(os.path.join(a.out, "matrix.png"), dpi=120)
     plt.close(fig)
+    return True
 
 
 def readme(a, models, wls, table, secs):
