@@ -446,6 +446,15 @@ NOTES = {
     "persim's kernels": "integer versions of the 22 kernels at persim's default sizes (docs/workloads-agpm.md), "
                         "not the paper's inputs; GRID and the two SSSP kernels are persim's reading of names the "
                         "paper does not define.",
+    "log share (Table II)": "persim logs every output word once per CTA (Lin et al.'s CTA-level log). For the "
+                            "matrix-vector kernels (ATAX1/2, MVT, GESUMMV) that is one word per row against N loads, "
+                            "so log / all is 0.001-0.003 where Table II has 0.02-0.33, and logging costs them "
+                            "almost nothing in persim: their Figure 3 / 7 ratios stay near 1.0. The paper's counts "
+                            "suggest more log updates per output (its logging code is not published); this is a "
+                            "known difference of the workloads, not of the models.",
+    "base": "the no-logging base has no DURABLE: its PM stores drain at the kernel's end. Where that drain is "
+            "slower than the logged kernel's paced persists (seen for GEMM under gpm on configs/gpu_small.json "
+            "while testing the pipeline), a normalised time can fall below 1.0.",
 }
 
 

@@ -54,8 +54,8 @@ struct ag_ctx {
     int       na;
     wl_alloc  al;
     wl_rng    rng;
-    ag_ctarec *cta;  uint64_t ncta, capcta;   /* every CTA of every kernel, in order */
-    uint64_t *logw;  uint64_t nlogw, caplogw; /* output address of each log word */
+    ag_ctarec *cta;  uint64_t ncta; size_t capcta; /* every CTA of every kernel, in order */
+    uint64_t *logw;  uint64_t nlogw; size_t caplogw; /* output address of each log word */
 };
 
 /* ---- setup helpers ---- */

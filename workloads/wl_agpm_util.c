@@ -207,8 +207,8 @@ void ag_cta_end(ag_em *e)
     }
     uint64_t words = 0;
     for (uint32_t w = 0; w < e->wpb; w++) words += e->w[w].stw;
-    if (grow((void **)&c->cta, (size_t *)&c->capcta, c->ncta + 1, sizeof *c->cta) != 0 ||
-        grow((void **)&c->logw, (size_t *)&c->caplogw, c->nlogw + words, sizeof *c->logw) != 0) {
+    if (grow((void **)&c->cta, &c->capcta, c->ncta + 1, sizeof *c->cta) != 0 ||
+        grow((void **)&c->logw, &c->caplogw, c->nlogw + words, sizeof *c->logw) != 0) {
         e->oom = 1;
         return;
     }
