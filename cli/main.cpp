@@ -196,6 +196,10 @@ int cmd_list(const Args &a)
             std::printf("  %-12s %-10llu %-10llu %-26s %s; %s (recovery: %s)\n", (*w)->name,
                         (unsigned long long)(*w)->default_size, (unsigned long long)(*w)->small_size, (*w)->pmo,
                         (*w)->size_desc, (*w)->desc, (*w)->recovery);
+        std::printf("  agpm kernels, CTA-level undo logging (docs/workloads-agpm.md; each also as <name>-nolog, no logging):\n");
+        for (const persim_workload *const *w = wl_agpm_all(); *w; ++w)
+            std::printf("  %-16s %-10llu %-10llu %s; %s\n", (*w)->name, (unsigned long long)(*w)->default_size,
+                        (unsigned long long)(*w)->small_size, (*w)->size_desc, (*w)->desc);
         std::printf("  cpu workloads and profiles (system.kind=cpu; docs/workloads-cpu.md):\n");
         for (const persim_workload *const *w = wl_cpu_all(); *w; ++w)
             std::printf("  %-16s %-10llu %-10llu %s; %s\n", (*w)->name, (unsigned long long)(*w)->default_size,

@@ -41,3 +41,31 @@ BROI_JOBS ?= 1
 
 figures-broi: build
 	$(PYTHON) scripts/broi_figures.py --persim $(PERSIM) -j $(BROI_JOBS) --out $(BROI_OUT) $(if $(filter 1,$(BROI_FORCE)),--force)
+
+# AGPM evaluation (Figure 3, Table II, Figure 7) on the gpu system: specs in configs/experiments/agpm/,
+# raw sweeps in results/agpm/raw/, fig3/fig7.csv/png, table2.csv and README.md in results/agpm/
+# (scripts/agpm_figures.py; verdicts by scripts/verdict.py; docs/workloads-agpm.md).
+#   make figures-agpm                 run the sweeps (points already run are skipped) and redraw
+#   make figures-agpm AGPM_FORCE=1    rerun every point;  AGPM_JOBS=N  runs at a time (default 1)
+#   make figures-agpm AGPM_ARGS='--config configs/gpu_small.json --size small --model-map static-nt=epoch,...'
+#                                     a quick check of the pipeline with other models (see the script's help)
+.PHONY: figures-agpm
+AGPM_OUT  ?= results/agpm
+AGPM_JOBS ?= 1
+AGPM_ARGS ?=
+
+figures-agpm: build
+	$(PYTHON) scripts/agpm_figures.py --persim $(PERSIM) -j $(AGPM_JOBS) --out $(AGPM_OUT) $(if $(filter 1,$(AGPM_FORCE)),--force) $(AGPM_ARGS)
+
+# Every GPU persistency model on every GPU workload (issue 15, "one matrix"): results/matrix/matrix.csv,
+# matrix.png (time over a no-persistence run, crash-recovery marks) and README.md (scripts/gpu_matrix.py).
+#   make figures-matrix                    small sizes on configs/gpu_small.json, 8 crash points per pair
+#   make figures-matrix MATRIX_FORCE=1     rerun everything;  MATRIX_JOBS=N  runs at a time (default JOBS)
+#   make figures-matrix MATRIX_ARGS='--size default --crash-points 50'
+.PHONY: figures-matrix
+MATRIX_OUT  ?= results/matrix
+MATRIX_JOBS ?= $(JOBS)
+MATRIX_ARGS ?=
+
+figures-matrix: build
+	$(PYTHON) scripts/gpu_matrix.py --persim $(PERSIM) -j $(MATRIX_JOBS) --out $(MATRIX_OUT) $(if $(filter 1,$(MATRIX_FORCE)),--force) $(MATRIX_ARGS)

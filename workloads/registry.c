@@ -128,6 +128,10 @@ const persim_workload *wl_find(const char *name)
         if (strcmp((*w)->name, name) == 0) return *w;
     for (const persim_workload *const *w = wl_cpu_table; *w; w++)
         if (strcmp((*w)->name, name) == 0) return *w;
+    for (const persim_workload *const *w = wl_agpm_all(); *w; w++)
+        if (strcmp((*w)->name, name) == 0) return *w;
+    for (const persim_workload *const *w = wl_agpm_nolog_all(); *w; w++)
+        if (strcmp((*w)->name, name) == 0) return *w;
     return NULL;
 }
 

@@ -70,6 +70,11 @@ const persim_workload *const *wl_variants(void);
  * wl_params.num_threads > 0 (a CPU system) and refuse to build otherwise. wl_find finds them too;
  * they are not in wl_all() (the GPU workloads). */
 const persim_workload *const *wl_cpu_all(void);
+/* The AGPM paper's 22 GPU kernels with CTA-level undo logging (docs/workloads-agpm.md, names
+ * "agpm-<kernel>"), NULL-terminated; and the same kernels without logging ("agpm-<kernel>-nolog",
+ * the baseline the paper normalises to). GPU programs, not in wl_all(); wl_find finds them. */
+const persim_workload *const *wl_agpm_all(void);
+const persim_workload *const *wl_agpm_nolog_all(void);
 
 /* ---- helpers for generators (workloads/wl_util.c) ---- */
 typedef struct wl_rng { uint64_t s; } wl_rng;           /* splitmix64 */
