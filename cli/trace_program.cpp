@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -110,7 +111,8 @@ bool load_raw(const std::string &path, std::vector<Rec> &recs, std::string &err)
     }
     if (n == 0 || recs[n - 1].kind != PT_END) {
         err = at(n) + "no end record: the raw file is truncated after " + std::to_string(n) +
-              " records (the traced program was killed before Valgrind finished, or the file was cut)";
+              " records (the traced program was killed before Valgrind finished, it exec'ed another program - Valgrind does not"
+              " follow exec: give the environment with --env, not `env` -, or the file was cut)";
         return false;
     }
     if (recs[n - 1].val != n - 1) {
@@ -305,12 +307,17 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
         case PT_FENCE:
             if (r.size == 1 || r.size == 2) {
                 op_instr(t, r);
-                // sfence/mfence after a flush of this thread: the program waits for the flushed
-                // lines to reach the persistence domain (pmem_drain) -> durable; without a flush
-                // it orders (store-store / store-load) -> order
-                t.ops.push_back({t.flushed ? (uint8_t)OPK_DURABLE : (uint8_t)OPK_ORDER, 0, 0, 0});
-                if (t.flushed) s.durable++;
-                else s.order++;
+                // every sfence/mfence orders the thread's stores -> `order` (a BROI epoch
+                // boundary, a LightWSP region boundary). After a flush of this thread it also
+                // waits for the flushed lines to reach the persistence domain (pmem_drain) ->
+                // `order` + `durable`: persim's cpu core ends a barrier epoch only at `order`
+                // (cpu_core.cpp), and waits for durability only at `durable`.
+                t.ops.push_back({(uint8_t)OPK_ORDER, 0, 0, 0});
+                s.order++;
+                if (t.flushed) {
+                    t.ops.push_back({(uint8_t)OPK_DURABLE, 0, 0, 0});
+                    s.durable++;
+                }
                 t.flushed = false;
                 (r.size == 1 ? s.mfence : s.sfence)++;
             } else {
@@ -394,7 +401,7 @@ std::string vg_summary(const VgConvertStats &s)
         "  threads          %llu\n"
         "  records          %llu raw events, %llu guest instructions in the run\n"
         "  ops              %llu ld, %llu st (%llu non-temporal), %llu compute ops = %llu instructions\n"
-        "  fences           %llu mfence, %llu sfence -> %llu durable + %llu order; %llu lfence, %llu other (compute)\n"
+        "  fences           %llu mfence, %llu sfence -> %llu order, of them %llu after a flush + durable; %llu lfence, %llu other (compute)\n"
         "  flushes          %llu clflush, %llu clflushopt, %llu clwb (no op of their own: a later fence becomes durable)\n"
         "  atomics          %llu CAS/locked RMW that stored, %llu that failed, %llu LL/SC, %llu plain stores to sync words\n"
         "                   -> %llu acquire + %llu release on %llu ticket words\n"
@@ -403,7 +410,7 @@ std::string vg_summary(const VgConvertStats &s)
         (unsigned long long)s.threads, (unsigned long long)s.records, (unsigned long long)s.guest_instrs, (unsigned long long)s.ld,
         (unsigned long long)s.st, (unsigned long long)s.st_nt, (unsigned long long)s.compute_ops,
         (unsigned long long)s.compute_instrs, (unsigned long long)s.mfence, (unsigned long long)s.sfence,
-        (unsigned long long)s.durable, (unsigned long long)s.order, (unsigned long long)s.lfence,
+        (unsigned long long)s.order, (unsigned long long)s.durable, (unsigned long long)s.lfence,
         (unsigned long long)s.other_fence, (unsigned long long)s.clflush, (unsigned long long)s.clflushopt,
         (unsigned long long)s.clwb, (unsigned long long)s.cas, (unsigned long long)s.cas_fail, (unsigned long long)s.llsc,
         (unsigned long long)s.sync_stores, (unsigned long long)s.acquire, (unsigned long long)s.release,
@@ -428,6 +435,8 @@ const char *kUsage =
     "                       since the thread's previous marker)\n"
     "  --tool-lib DIR       VALGRIND_LIB directory holding persimtrace-amd64-linux (default:\n"
     "                       $PERSIM_VGTRACE_LIB, else <dir of persim>/vgtrace/lib)\n"
+    "  --env KEY=VALUE      set a variable in the program's environment (repeatable; `env` as the\n"
+    "                       command would not be traced: Valgrind does not follow exec)\n"
     "  --quiet              no progress lines\n"
     "tool options (passed to the tool; see docs/real-programs.md):\n"
     "  --pm-range LO-HI|LO:LEN   (hex) only accesses in this range are recorded (repeatable)\n"
@@ -455,7 +464,7 @@ std::string default_tool_lib(const char *argv0)
 int trace_program_main(int argc, char **argv)
 {
     std::string out, raw, from_raw, dump, tool_lib, pm_base_s;
-    std::vector<std::string> tool_opts, cmd;
+    std::vector<std::string> tool_opts, cmd, setenv_kv;
     VgConvertOptions o;
     bool quiet = false;
     int i = 2;
@@ -476,6 +485,11 @@ int trace_program_main(int argc, char **argv)
         else if (a == "--from-raw") from_raw = val();
         else if (a == "--dump-raw") dump = val();
         else if (a == "--tool-lib") tool_lib = val();
+        else if (a == "--env") {
+            setenv_kv.push_back(val());
+            if (setenv_kv.back().find('=') == std::string::npos || setenv_kv.back()[0] == '=')
+                fail("--env: expected KEY=VALUE, got '" + setenv_kv.back() + "'");
+        }
         else if (a == "--pm-base") pm_base_s = val();
         else if (a == "--all-marks") o.all_marks = true;
         else if (a == "--quiet" || a == "-q") quiet = true;
@@ -524,6 +538,12 @@ int trace_program_main(int argc, char **argv)
         env.push_back("VALGRIND_LIB=" + tool_lib);
         env.push_back("PMEM_NO_CLWB=1");
         env.push_back("PMEM_NO_CLFLUSHOPT=1");
+        for (const auto &kv : setenv_kv) {
+            std::string key = kv.substr(0, kv.find('=') + 1);
+            env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string &e) { return e.compare(0, key.size(), key) == 0; }),
+                      env.end());
+            env.push_back(kv);
+        }
         std::vector<char *> av, ev;
         for (auto &s : vg) av.push_back(s.data());
         av.push_back(nullptr);
@@ -543,7 +563,7 @@ int trace_program_main(int argc, char **argv)
         std::error_code ec;
         auto sz = std::filesystem::file_size(raw, ec);
         if (!quiet) std::fprintf(stderr, "trace-program: recorded %s (%.1f MB) in %.1f s\n", raw.c_str(), ec ? 0.0 : sz / 1e6, sec);
-        comment = "recorded by persim trace-program (persim-vgtrace): " + join_cmd(cmd);
+        comment = "recorded by persim trace-program (persim-vgtrace): " + join_cmd(setenv_kv) + (setenv_kv.empty() ? "" : " ") + join_cmd(cmd);
         if (!tool_opts.empty()) comment += "\ntool options: " + join_cmd(tool_opts);
         from_raw = raw;
     } else {

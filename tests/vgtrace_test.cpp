@@ -129,11 +129,12 @@ TEST(Vgtrace, ConvertsHandMadeRaw)
     std::string t = ss.str();
     const char *want[] = {
         "kernel main blocks=1 threads=64", "warp 0 0", "compute 4", "st 0x10000005000 8 = 7",
-        "acquire 0x1fff0000000 8 1 system", "order", "release 0x1fff0000000 8 4 system",
+        "acquire 0x1fff0000000 8 2 system", "release 0x1fff0000000 8 3 system", "order",
+        "acquire 0x1fff0000000 8 3 system", "release 0x1fff0000000 8 4 system",
         "mark func",
         "warp 0 1", "acquire 0x1fff0000000 8 0 system", "ld 0x10000000100 4", "st 0x10000000100 4 = 1",
-        "release 0x1fff0000000 8 1 system", "st 0x10000005008 8 = 42", "acquire 0x1fff0000000 8 2 system",
-        "st 0x10000000100 4 = 0", "release 0x1fff0000000 8 3 system", "compute 1", "durable"};
+        "release 0x1fff0000000 8 1 system", "st 0x10000005008 8 = 42", "acquire 0x1fff0000000 8 1 system",
+        "st 0x10000000100 4 = 0", "release 0x1fff0000000 8 2 system", "compute 1", "order", "durable"};
     size_t pos = 0;
     for (const char *w : want) {
         size_t p = t.find(w, pos);
@@ -289,15 +290,15 @@ TEST(Vgtrace, TwoThreadProgram)
 }
 
 // A PMDK hash map (libpmemobj transactions, clflush + sfence) traced and crash-checked on the
-// BROI system: every crash image of the run is a prefix of barrier epochs (exit 0).
+// BROI system: every durable prefix keeps epoch order and conflict order (exit 0).
 TEST(Vgtrace, PmdkHashmapRecoversOnBroi)
 {
     std::string why = skip_reason_tool();
     if (!why.empty()) GTEST_SKIP() << why;
     if (std::string(PMDK_DS).empty()) GTEST_SKIP() << "programs/pmdk/pmdk_ds is not built (libpmemobj-dev missing)";
     std::string d = cli_util::tmpdir("pmdk");
-    auto o = sh("trace-program --tool-lib " VGTRACE_LIB " --start request -o " + d + "/hm.trace -- env PMEM_IS_PMEM_FORCE=1 " +
-                PMDK_DS " hashmap " + d + "/pool -n 60 -t 2");
+    auto o = sh("trace-program --tool-lib " VGTRACE_LIB " --start request --env PMEM_IS_PMEM_FORCE=1 -o " + d + "/hm.trace -- " +
+                PMDK_DS " hashmap " + d + "/pool -n 200 -t 3");
     ASSERT_EQ(o.code, 0) << o.text;
     EXPECT_NE(o.text.find("threads          "), std::string::npos) << o.text;
     // PMDK flushed with clflush and drained with sfence: durable points in the trace
@@ -309,6 +310,12 @@ TEST(Vgtrace, PmdkHashmapRecoversOnBroi)
     EXPECT_NE(t.find("warp 0 1"), std::string::npos) << "the second worker thread has no stream";
     o = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi --trace " + d + "/hm.trace");
     EXPECT_EQ(o.code, 0) << o.text;
-    EXPECT_NE(o.text.find("violations             0"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("violations             0 epoch order, 0 reordered conflicts"), std::string::npos) << o.text;
+    // the broken variant (inter-thread dependencies ignored) is caught on some recordings only
+    // (a recording's interleaving differs from run to run; measured: 2 of 4 at this size), so its
+    // result is reported, not asserted
+    auto nd = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi-nodeps --trace " + d + "/hm.trace");
+    RecordProperty("broi_nodeps_exit", nd.code);
+    std::printf("broi-nodeps on this recording: exit %d (%s)\n", nd.code, nd.code == 5 ? "caught" : "not caught");
 }
 
