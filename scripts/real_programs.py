@@ -5,14 +5,23 @@
    results/traces/real/ (not committed: regenerated):
      pmdk-hashmap, pmdk-queue, pmdk-bstree, pmdk-array   programs/pmdk/pmdk_ds, 7 worker threads
          (+ the main thread = 8 CPU threads), libpmemobj transactions on a pool file with
-         PMEM_IS_PMEM_FORCE=1; PM = the pool mapping; recorded window = the operations
+         PMEM_IS_PMEM_FORCE=1, one lock per structure; PM = the pool mapping; recorded window =
+         the operations
+     pmdk-hashmap-striped   the hash map with 64 stripe locks, each thread on its own keys
+         (threads update in parallel)
+     redis     `redis-server` with an append-only file fsynced after every write (appendfsync always)
+         while redis-benchmark (not traced) sends 3000 SETs; whole-system persistence; a window of
+         --redis-instrs instructions after --redis-skip (past the start-up)
      sqlite3   `sqlite3 :memory:` running 200 INSERTs in one transaction and a query (the script of
          scripts/record-real-program.sh); whole-system persistence (every address is PM), a window
          of --max-instrs instructions after --skip-instrs (start-up skipped)
 2. Replays every trace under
-     LightWSP (Figure 7's comparison): none, capri, ppa, lightwsp on configs/cpu_lightwsp_table1.json
+     LightWSP (Figure 7's comparison, + psp of Figure 9): none, capri, ppa, lightwsp, psp on
+         configs/cpu_lightwsp_table1.json
      BROI (Figures 9/10's comparison): broi-epoch, broi on configs/cpu_broi_table3.json
-3. Writes results/real-programs/lightwsp.csv (slowdown over `none` = sim_ns ratio),
+3. Crash-checks every trace (`persim crash`: lightwsp and lightwsp-ungated, broi and broi-nodeps):
+   crash.csv (exit status and violations).
+4. Writes results/real-programs/lightwsp.csv (slowdown over `none` = sim_ns ratio),
    broi.csv (BROI-mem over Epoch: NVM write bandwidth and throughput = sim_ns ratio), PNGs of both,
    and runs.csv (every run's sim_ns, instructions, nvm_write_bw).
 
@@ -31,11 +40,14 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LW_MODELS = ["none", "capri", "ppa", "lightwsp"]
+LW_MODELS = ["none", "capri", "ppa", "lightwsp", "psp"]
 BROI_MODELS = ["broi-epoch", "broi"]
 LW_CFG = "configs/cpu_lightwsp_table1.json"
 BROI_CFG = "configs/cpu_broi_table3.json"
-PMDK = [("pmdk-hashmap", "hashmap"), ("pmdk-queue", "queue"), ("pmdk-bstree", "bstree"), ("pmdk-array", "array")]
+# persim crash (every distinct durable image of the run checked): exit 0 = no violation, 5 = caught
+CRASH = [(LW_CFG, "lightwsp"), (LW_CFG, "lightwsp-ungated"), (BROI_CFG, "broi"), (BROI_CFG, "broi-nodeps")]
+PMDK = [("pmdk-hashmap", "hashmap", []), ("pmdk-hashmap-striped", "hashmap", ["-l", "striped"]),
+        ("pmdk-queue", "queue", []), ("pmdk-bstree", "bstree", []), ("pmdk-array", "array", [])]
 
 SQL = ["CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT);", "BEGIN;"] + \
       ["INSERT INTO t(k, v) VALUES (%d, 'row-%d');" % ((i * 7919) % 1000, i) for i in range(1, 201)] + \
@@ -46,12 +58,12 @@ def log(msg):
     print("real_programs: " + msg, file=sys.stderr, flush=True)
 
 
-def record(persim, build, out_dir, ops, threads, sqlite_window, force):
+def record(persim, build, out_dir, ops, threads, sqlite_window, redis_window, force):
     """Records every program; returns [(name, trace path, summary text)]."""
     os.makedirs(out_dir, exist_ok=True)
     traces = []
     pmdk_ds = os.path.join(build, "programs", "pmdk_ds")
-    for name, ds in PMDK:
+    for name, ds, extra in PMDK:
         if not os.path.exists(pmdk_ds):
             log("%s skipped: %s not built (libpmemobj-dev missing)" % (name, pmdk_ds))
             continue
@@ -60,7 +72,7 @@ def record(persim, build, out_dir, ops, threads, sqlite_window, force):
             with tempfile.TemporaryDirectory() as tmp:
                 cmd = [persim, "trace-program", "--start", "request", "-o", tr, "--raw", os.path.join(tmp, "raw"),
                        "--env", "PMEM_IS_PMEM_FORCE=1", "--", pmdk_ds, ds, os.path.join(tmp, "pool"),
-                       "-n", str(ops), "-t", str(threads)]
+                       "-n", str(ops), "-t", str(threads)] + extra
                 log(" ".join(cmd))
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0:
@@ -84,7 +96,42 @@ def record(persim, build, out_dir, ops, threads, sqlite_window, force):
         traces.append(("sqlite3", tr))
     else:
         log("sqlite3 skipped: not installed")
+    if all(subprocess.run(["sh", "-c", "command -v " + c], capture_output=True).returncode == 0
+           for c in ("redis-server", "redis-cli", "redis-benchmark")):
+        tr = os.path.join(out_dir, "redis.trace")
+        if force or not os.path.exists(tr):
+            record_redis(persim, tr, redis_window)
+        traces.append(("redis", tr))
+    else:
+        log("redis skipped: redis-server / redis-tools not installed")
     return traces
+
+
+def record_redis(persim, tr, window, port=6399, requests=3000):
+    """redis-server with an append-only file fsynced at every write, under the tool, while
+    redis-benchmark sends SETs from outside (not traced); the window skips the start-up."""
+    skip, n = window
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [persim, "trace-program", "--skip-instrs", str(skip), "--max-instrs", str(n), "-o", tr,
+               "--raw", os.path.join(tmp, "raw"), "--", "redis-server", "--port", str(port), "--save", "",
+               "--appendonly", "yes", "--appendfsync", "always", "--dir", tmp]
+        log(" ".join(cmd))
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        cli = ["redis-cli", "-p", str(port)]
+        for _ in range(120):
+            if subprocess.run(cli + ["ping"], capture_output=True, text=True).stdout.strip() == "PONG":
+                break
+            time.sleep(0.5)
+        else:
+            p.kill()
+            sys.exit("real_programs: redis-server did not come up under the tool")
+        subprocess.run(["redis-benchmark", "-p", str(port), "-n", str(requests), "-c", "1", "-t", "set", "-q"],
+                       capture_output=True)
+        subprocess.run(cli + ["shutdown", "nosave"], capture_output=True)
+        out, err = p.communicate(timeout=300)
+        if p.returncode != 0:
+            sys.exit("real_programs: recording redis failed:\n%s" % err)
+        open(tr + ".summary", "w").write(err)
 
 
 def run(persim, cfg, model, trace, out):
@@ -120,17 +167,21 @@ def main():
     ap.add_argument("--persim", default=os.path.join(ROOT, "build", "persim"))
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "real-programs"))
     ap.add_argument("--traces", default=os.path.join(ROOT, "results", "traces", "real"))
-    ap.add_argument("--ops", type=int, default=400, help="operations per PMDK program (default 400)")
+    ap.add_argument("--ops", type=int, default=2000, help="operations per PMDK program (default 2000)")
     ap.add_argument("--threads", type=int, default=7, help="PMDK worker threads (default 7; + main = 8 CPU threads)")
     ap.add_argument("--sqlite-skip", type=int, default=2500000, help="sqlite3: instructions skipped (start-up)")
     ap.add_argument("--sqlite-instrs", type=int, default=1000000, help="sqlite3: instructions recorded")
+    ap.add_argument("--redis-skip", type=int, default=27000000,
+                    help="redis: instructions skipped (start-up + shutdown alone are ~26.7 M with valgrind 3.19, redis 7.0)")
+    ap.add_argument("--redis-instrs", type=int, default=1000000, help="redis: instructions recorded (during the SETs)")
     ap.add_argument("--force", action="store_true", help="re-record the traces and rerun every point")
     args = ap.parse_args()
     persim = os.path.abspath(args.persim)
     build = os.path.dirname(persim)
     os.chdir(ROOT)
     t0 = time.time()
-    traces = record(persim, build, args.traces, args.ops, args.threads, (args.sqlite_skip, args.sqlite_instrs), args.force)
+    traces = record(persim, build, args.traces, args.ops, args.threads, (args.sqlite_skip, args.sqlite_instrs),
+                    (args.redis_skip, args.redis_instrs), args.force)
     if not traces:
         sys.exit("real_programs: no trace recorded (persim-vgtrace, libpmemobj-dev or sqlite3 missing)")
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
@@ -174,15 +225,33 @@ def main():
         w.writerow(["program", "epoch_nvm_write_bw_gbps", "broi_nvm_write_bw_gbps", "bw_ratio", "throughput_speedup"])
         for r in br:
             w.writerow([r[0]] + ["%.4f" % x for x in r[1:]])
+    # crash checks of every trace: the two designs and their broken variants (docs/checking.md)
+    crash = []
+    for n, tr in traces:
+        row = [n]
+        for cfg, m in CRASH:
+            cmd = [persim, "crash", "--config", cfg, "--model", m, "--trace", tr]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            viol = ""
+            for line in r.stdout.splitlines():
+                if line.strip().startswith("violations"):
+                    viol = " ".join(line.split()[1:]).split(" image")[0].split(" (")[0]
+            row += [r.returncode, viol]
+            log("crash %s %s: exit %d, violations %s" % (n, m, r.returncode, viol))
+        crash.append(row)
+    with open(os.path.join(args.out, "crash.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["program"] + [c for _, m in CRASH for c in (m + "_exit", m + "_violations")])
+        w.writerows(crash)
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(8, 3.5))
-        wdt = 0.8 / 3
+        wdt = 0.8 / (len(LW_MODELS) - 1)
         for i, m in enumerate(LW_MODELS[1:]):
             ax.bar([k + i * wdt for k in range(len(lw))], [row[i + 1] for row in lw], wdt, label=m)
-        ax.set_xticks([k + wdt for k in range(len(lw))])
+        ax.set_xticks([k + wdt * (len(LW_MODELS) - 2) / 2 for k in range(len(lw))])
         ax.set_xticklabels([row[0] for row in lw], rotation=20, fontsize=8)
         ax.set_yscale("log")
         ax.set_ylabel("slowdown over none")

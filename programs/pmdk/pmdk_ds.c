@@ -1,7 +1,7 @@
 /* pmdk_ds: persistent data structures on libpmemobj's transactional API, for tracing with
  * `persim trace-program` (docs/real-programs.md, scripts/real_programs.py).
  *
- *   pmdk_ds STRUCT POOLFILE [-n OPS] [-t THREADS] [-s SEED]
+ *   pmdk_ds STRUCT POOLFILE [-n OPS] [-t THREADS] [-s SEED] [-l global|striped]
  *
  * STRUCT: hashmap (chained hash table, 1024 buckets), queue (linked FIFO, enqueue/dequeue),
  * bstree (unbalanced binary search tree, insert/update; a stand-in for PMDK's ctree example, not
@@ -10,6 +10,8 @@
  * pmemobj_tx_zalloc for new nodes) under one pthread mutex per structure (PMDK transactions give
  * failure atomicity, not isolation). THREADS threads take OPS operations in total, dealt
  * round-robin by a shared ticket. Keys are a deterministic hash of (SEED, op number).
+ * -l striped (hashmap only): 64 stripe locks instead of the one lock, and each thread works on
+ * its own keys (operations t, t+T, ...), so threads update the table in parallel.
  *
  * The pool is created fresh (the file is removed first), 16 MiB. Run with PMEM_IS_PMEM_FORCE=1 so
  * that PMDK flushes with cache-line flushes instead of msync. The program tells the tool the pool
@@ -48,7 +50,20 @@ static PMEMobjpool *pop;
 static struct root *R;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t n_ops = 2000, seed = 1, next_op = 0;
-static int kind;
+static uint64_t mix(uint64_t x);
+static int kind, striped = 0, n_threads = 1;
+#define NSTRIPES 64u
+static pthread_mutex_t stripe_lock[NSTRIPES];
+
+/* The key of operation i (hashmap, bstree). Striped mode: thread i % T owns the keys k with
+ * k % T == i % T, so a key is only ever written by one thread, in its program order. */
+static uint64_t key_of(uint64_t i)
+{
+    uint64_t h = mix(seed * 0x100000001b3ull + i);
+    if (!striped) return h % (n_ops / 2 + 1) + 1;
+    uint64_t T = (uint64_t)n_threads, per = n_ops / 2 / T + 1;
+    return (h % per) * T + i % T + 1;
+}
 
 static uint64_t mix(uint64_t x)
 {
@@ -160,6 +175,22 @@ static void arr_swap(uint64_t k)
     } TX_END
 }
 
+/* Striped mode (-l striped, hashmap only): thread t runs operations t, t+T, t+2T, ... of its own
+ * keys, each under the lock of its bucket's stripe (64 stripes); threads run in parallel. */
+static void *worker_striped(void *arg)
+{
+    uint64_t t = (uint64_t)(uintptr_t)arg;
+    for (uint64_t i = t; i < n_ops; i += (uint64_t)n_threads) {
+        uint64_t k = key_of(i);
+        pthread_mutex_t *l = &stripe_lock[(k % NBUCKETS) % NSTRIPES];
+        pthread_mutex_lock(l);
+        hm_put(k, i + 1);
+        pthread_mutex_unlock(l);
+        sched_yield();
+    }
+    return NULL;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -172,9 +203,9 @@ static void *worker(void *arg)
         }
         uint64_t h = mix(seed * 0x100000001b3ull + i);
         switch (kind) {
-        case 0: hm_put(h % (n_ops / 2 + 1) + 1, i + 1); break;
+        case 0: hm_put(key_of(i), i + 1); break;
         case 1: q_op(h | 0); break;
-        case 2: bst_put(h % (n_ops / 2 + 1) + 1, i + 1); break;
+        case 2: bst_put(key_of(i), i + 1); break;
         default: arr_swap(h); break;
         }
         pthread_mutex_unlock(&big_lock);
@@ -191,9 +222,9 @@ static int verify(void)
 {
     uint64_t count = 0, sum = 0;
     if (kind == 0 || kind == 2) {
-        uint64_t nk = n_ops / 2 + 2;
+        uint64_t nk = striped ? (n_ops / 2 / (uint64_t)n_threads + 1) * (uint64_t)n_threads + 2 : n_ops / 2 + 2;
         uint64_t *val = calloc(nk, 8);
-        for (uint64_t i = 0; i < n_ops; i++) val[mix(seed * 0x100000001b3ull + i) % (n_ops / 2 + 1) + 1] = i + 1;
+        for (uint64_t i = 0; i < n_ops; i++) val[key_of(i)] = i + 1;
         uint64_t seen = 0;
         for (uint64_t k = 1; k < nk; k++) count += val[k] != 0;
         if (kind == 0) {
@@ -280,7 +311,7 @@ int main(int argc, char **argv)
     static const char *names[] = {"hashmap", "queue", "bstree", "array"};
     static int threads = 1;
     if (argc < 3) {
-        fprintf(stderr, "usage: pmdk_ds hashmap|queue|bstree|array POOLFILE [-n OPS] [-t THREADS] [-s SEED]\n");
+        fprintf(stderr, "usage: pmdk_ds hashmap|queue|bstree|array POOLFILE [-n OPS] [-t THREADS] [-s SEED] [-l global|striped]\n");
         return 2;
     }
     kind = -1;
@@ -294,11 +325,24 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-n")) n_ops = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "-t")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-s")) seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "-l")) {
+            if (!strcmp(argv[i + 1], "striped")) striped = 1;
+            else if (strcmp(argv[i + 1], "global")) {
+                fprintf(stderr, "pmdk_ds: -l takes global or striped\n");
+                return 2;
+            }
+        }
         else {
             fprintf(stderr, "pmdk_ds: unknown option '%s'\n", argv[i]);
             return 2;
         }
     }
+    if (striped && kind != 0) {
+        fprintf(stderr, "pmdk_ds: -l striped is for the hashmap only\n");
+        return 2;
+    }
+    n_threads = threads;
+    for (unsigned j = 0; j < NSTRIPES; j++) pthread_mutex_init(&stripe_lock[j], NULL);
     if (n_ops < 1 || threads < 1 || threads > 32) {
         fprintf(stderr, "pmdk_ds: need OPS >= 1 and 1 <= THREADS <= 32\n");
         return 2;
@@ -326,7 +370,8 @@ int main(int argc, char **argv)
     PT_PM_RANGE(pop, POOL_SIZE);
     PT_START();
     pthread_t t[32];
-    for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_create(&t[i], NULL, striped ? worker_striped : worker, (void *)(uintptr_t)i);
     for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
     PT_STOP();
     int bad = verify();
