@@ -238,7 +238,8 @@ static void update_window(void)
         ThreadId t = VG_(get_running_tid)();
         if (t != VG_INVALID_THREADID) switch_to(t);
         if (on) {
-            /* a new window: gaps are counted from here */
+            /* a new window: every thread's gap is counted from here */
+            for (ThreadId t = 1; t < MAX_THREADS; t++) th_last[t] = th_acc[t];
             th_last[cur_tid] = th_icount();
             recording = True;
             put(PT_START, 0, 0, 0);
@@ -689,7 +690,7 @@ static void pt_thread_create(ThreadId parent, ThreadId child)
     th_acc[child] = 0;
     th_last[child] = 0;
     th_serial[child] = parent == VG_INVALID_THREADID ? 1 : ++next_serial;   /* the main thread: 1 */
-    if (recording && out_fd >= 0) {
+    if (recording && out_fd >= 0 && parent != VG_INVALID_THREADID) {
         ThreadId keep = cur_tid;
         /* the record belongs to the parent (it runs now) */
         switch_to(parent);
