@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     -n) name="$2"; shift 2 ;;
     -s) skip="$2"; shift 2 ;;
     -m) max_ops="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) break ;;
   esac
