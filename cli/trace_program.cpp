@@ -365,6 +365,7 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
             return nullptr;
         }
 
+    std::vector<Rec>().swap(recs);     // the raw records are no longer needed: free them first
     persim_prog *p = prog_new();
     unsigned nth = torder.empty() ? 1 : (unsigned)torder.size();
     prog_kernel(p, "main", 1, 32 * nth);
@@ -383,6 +384,7 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
             case OPK_MARK: op_mark(p, (persim_mark)c.elem); break;
             }
         }
+        std::vector<COp>().swap(th[t].ops);
     }
     char e[256];
     if (prog_validate(p, e, sizeof e) != 0) {
