@@ -3,7 +3,7 @@
 
 1. Records the programs with `persim trace-program` (persim-vgtrace, docs/real-programs.md) into
    results/traces/real/ (not committed: regenerated):
-     pmdk-hashmap, pmdk-queue, pmdk-bstree, pmdk-array   programs/pmdk/pmdk_ds, 7 worker threads
+     pmdk-hashmap, -queue, -bstree, -rbtree, -btree, -array   programs/pmdk/pmdk_ds, 7 worker threads
          (+ the main thread = 8 CPU threads), libpmemobj transactions on a pool file with
          PMEM_IS_PMEM_FORCE=1, one lock per structure; PM = the pool mapping; recorded window =
          the operations
@@ -47,7 +47,8 @@ BROI_CFG = "configs/cpu_broi_table3.json"
 # persim crash (every distinct durable image of the run checked): exit 0 = no violation, 5 = caught
 CRASH = [(LW_CFG, "lightwsp"), (LW_CFG, "lightwsp-ungated"), (BROI_CFG, "broi"), (BROI_CFG, "broi-nodeps")]
 PMDK = [("pmdk-hashmap", "hashmap", []), ("pmdk-hashmap-striped", "hashmap", ["-l", "striped"]),
-        ("pmdk-queue", "queue", []), ("pmdk-bstree", "bstree", []), ("pmdk-array", "array", [])]
+        ("pmdk-queue", "queue", []), ("pmdk-bstree", "bstree", []), ("pmdk-rbtree", "rbtree", []),
+        ("pmdk-btree", "btree", []), ("pmdk-array", "array", [])]
 
 SQL = ["CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT);", "BEGIN;"] + \
       ["INSERT INTO t(k, v) VALUES (%d, 'row-%d');" % ((i * 7919) % 1000, i) for i in range(1, 201)] + \

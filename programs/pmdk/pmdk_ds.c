@@ -5,7 +5,9 @@
  *
  * STRUCT: hashmap (chained hash table, 1024 buckets), queue (linked FIFO, enqueue/dequeue),
  * bstree (unbalanced binary search tree, insert/update; a stand-in for PMDK's ctree example, not
- * a crit-bit tree), array (SPS-style random swaps of 64-byte records). Every operation is one
+ * a crit-bit tree), array (SPS-style random swaps of 64-byte records), rbtree (red-black tree,
+ * insert/update, CLRS fix-up with every changed node snapshotted), btree (B-tree of minimum
+ * degree 4, insert/update with preemptive splits). Every operation is one
  * transaction (TX_BEGIN/TX_END with pmemobj_tx_add_range_direct undo logging and
  * pmemobj_tx_zalloc for new nodes) under one pthread mutex per structure (PMDK transactions give
  * failure atomicity, not isolation). THREADS threads take OPS operations in total, dealt
@@ -37,6 +39,10 @@ struct hm_entry { uint64_t key, val; PMEMoid next; };
 struct q_node { uint64_t val; PMEMoid next; };
 struct bst_node { uint64_t key, val; PMEMoid left, right; };
 struct record { uint64_t id, version, payload[6]; };
+struct rb_node { uint64_t key, val, red; PMEMoid parent, left, right; };
+#define BT_T 4                   /* minimum degree: 3..7 keys per node (root: 1..7) */
+#define BT_MAX (2 * BT_T - 1)
+struct bt_node { uint64_t n, leaf, key[BT_MAX], val[BT_MAX]; PMEMoid child[BT_MAX + 1]; };
 
 struct root {
     uint64_t kind, count, sum;
@@ -157,6 +163,233 @@ static void bst_put(uint64_t k, uint64_t v)
     } TX_END
 }
 
+
+/* ---- red-black tree (CLRS insert; every node a transaction snapshot before it changes) ---- */
+#define RB(o) ((struct rb_node *)D(o))
+static int oid_eq(PMEMoid a, PMEMoid b) { return a.off == b.off && a.pool_uuid_lo == b.pool_uuid_lo; }
+static void rb_snap(PMEMoid o)
+{
+    if (!OID_IS_NULL(o)) ADD(D(o), sizeof(struct rb_node));
+}
+static void rb_set_child(PMEMoid parent, PMEMoid old, PMEMoid nw)
+{
+    if (OID_IS_NULL(parent)) {
+        ADD(&R->tree, sizeof(PMEMoid));
+        R->tree = nw;
+    } else {
+        rb_snap(parent);
+        if (oid_eq(RB(parent)->left, old)) RB(parent)->left = nw;
+        else RB(parent)->right = nw;
+    }
+}
+static void rb_rotate(PMEMoid x, int left)
+{
+    struct rb_node *X = RB(x);
+    PMEMoid y = left ? X->right : X->left;
+    struct rb_node *Y = RB(y);
+    rb_snap(x);
+    rb_snap(y);
+    PMEMoid inner = left ? Y->left : Y->right;
+    if (left) X->right = inner;
+    else X->left = inner;
+    if (!OID_IS_NULL(inner)) {
+        rb_snap(inner);
+        RB(inner)->parent = x;
+    }
+    Y->parent = X->parent;
+    rb_set_child(X->parent, x, y);
+    if (left) Y->left = x;
+    else Y->right = x;
+    X->parent = y;
+}
+static int rb_red(PMEMoid o) { return !OID_IS_NULL(o) && RB(o)->red; }
+
+static void rb_put(uint64_t k, uint64_t v)
+{
+    TX_BEGIN(pop) {
+        PMEMoid parent = OID_NULL, cur = R->tree;
+        while (!OID_IS_NULL(cur)) {
+            struct rb_node *p = RB(cur);
+            if (p->key == k) {
+                ADD(&p->val, 8);
+                p->val = v;
+                goto done;
+            }
+            parent = cur;
+            cur = k < p->key ? p->left : p->right;
+        }
+        PMEMoid z = pmemobj_tx_zalloc(sizeof(struct rb_node), 6);
+        RB(z)->key = k;
+        RB(z)->val = v;
+        RB(z)->red = 1;
+        RB(z)->parent = parent;
+        if (OID_IS_NULL(parent)) {
+            ADD(&R->tree, sizeof(PMEMoid));
+            R->tree = z;
+        } else {
+            rb_snap(parent);
+            if (k < RB(parent)->key) RB(parent)->left = z;
+            else RB(parent)->right = z;
+        }
+        while (rb_red(RB(z)->parent)) {
+            PMEMoid p = RB(z)->parent, g = RB(p)->parent;
+            int pleft = oid_eq(RB(g)->left, p);
+            PMEMoid u = pleft ? RB(g)->right : RB(g)->left;
+            if (rb_red(u)) {
+                rb_snap(p);
+                rb_snap(u);
+                rb_snap(g);
+                RB(p)->red = 0;
+                RB(u)->red = 0;
+                RB(g)->red = 1;
+                z = g;
+            } else {
+                if (oid_eq(pleft ? RB(p)->right : RB(p)->left, z)) {
+                    z = p;
+                    rb_rotate(z, pleft);
+                    p = RB(z)->parent;
+                    g = RB(p)->parent;
+                }
+                rb_snap(p);
+                rb_snap(g);
+                RB(p)->red = 0;
+                RB(g)->red = 1;
+                rb_rotate(g, !pleft);
+            }
+        }
+        rb_snap(R->tree);
+        RB(R->tree)->red = 0;
+        ADD(&R->count, 8);
+        R->count++;
+    done:;
+    } TX_END
+}
+
+/* black height of the subtree, or -1 if a red-black or order property fails */
+static int rb_check(PMEMoid o, uint64_t lo, uint64_t hi, const uint64_t *val, uint64_t nk, uint64_t *seen)
+{
+    if (OID_IS_NULL(o)) return 1;
+    struct rb_node *n = RB(o);
+    if (n->key <= lo || n->key >= hi || n->key >= nk || val[n->key] != n->val) return -1;
+    if (n->red && (rb_red(n->left) || rb_red(n->right))) return -1;
+    (*seen)++;
+    int l = rb_check(n->left, lo, n->key, val, nk, seen), r = rb_check(n->right, n->key, hi, val, nk, seen);
+    if (l < 0 || r < 0 || l != r) return -1;
+    return l + !n->red;
+}
+
+
+/* ---- B-tree (CLRS insert with preemptive splits; nodes snapshotted before they change) ---- */
+#define BT(o) ((struct bt_node *)D(o))
+static void bt_split_child(PMEMoid x, unsigned i)
+{
+    struct bt_node *X = BT(x);
+    PMEMoid y = X->child[i];
+    struct bt_node *Y = BT(y);
+    PMEMoid z = pmemobj_tx_zalloc(sizeof(struct bt_node), 7);
+    struct bt_node *Z = BT(z);
+    ADD(X, sizeof *X);
+    ADD(Y, sizeof *Y);
+    Z->leaf = Y->leaf;
+    Z->n = BT_T - 1;
+    for (unsigned j = 0; j < BT_T - 1; j++) {
+        Z->key[j] = Y->key[j + BT_T];
+        Z->val[j] = Y->val[j + BT_T];
+    }
+    if (!Y->leaf)
+        for (unsigned j = 0; j < BT_T; j++) Z->child[j] = Y->child[j + BT_T];
+    Y->n = BT_T - 1;
+    for (unsigned j = (unsigned)X->n + 1; j > i + 1; j--) X->child[j] = X->child[j - 1];
+    X->child[i + 1] = z;
+    for (unsigned j = (unsigned)X->n; j > i; j--) {
+        X->key[j] = X->key[j - 1];
+        X->val[j] = X->val[j - 1];
+    }
+    X->key[i] = Y->key[BT_T - 1];
+    X->val[i] = Y->val[BT_T - 1];
+    X->n++;
+}
+
+static void bt_put(uint64_t k, uint64_t v)
+{
+    TX_BEGIN(pop) {
+        for (PMEMoid c = R->tree; !OID_IS_NULL(c);) {          /* an update? */
+            struct bt_node *N = BT(c);
+            unsigned i = 0;
+            while (i < N->n && k > N->key[i]) i++;
+            if (i < N->n && N->key[i] == k) {
+                ADD(&N->val[i], 8);
+                N->val[i] = v;
+                goto done;
+            }
+            if (N->leaf) break;
+            c = N->child[i];
+        }
+        if (OID_IS_NULL(R->tree)) {
+            PMEMoid r = pmemobj_tx_zalloc(sizeof(struct bt_node), 7);
+            BT(r)->leaf = 1;
+            ADD(&R->tree, sizeof(PMEMoid));
+            R->tree = r;
+        }
+        PMEMoid x = R->tree;
+        if (BT(x)->n == BT_MAX) {
+            PMEMoid s = pmemobj_tx_zalloc(sizeof(struct bt_node), 7);
+            BT(s)->child[0] = x;
+            ADD(&R->tree, sizeof(PMEMoid));
+            R->tree = s;
+            bt_split_child(s, 0);
+            x = s;
+        }
+        for (;;) {
+            struct bt_node *X = BT(x);
+            if (X->leaf) {
+                ADD(X, sizeof *X);
+                unsigned j = (unsigned)X->n;
+                while (j > 0 && X->key[j - 1] > k) {
+                    X->key[j] = X->key[j - 1];
+                    X->val[j] = X->val[j - 1];
+                    j--;
+                }
+                X->key[j] = k;
+                X->val[j] = v;
+                X->n++;
+                break;
+            }
+            unsigned i = 0;
+            while (i < X->n && k > X->key[i]) i++;
+            if (BT(X->child[i])->n == BT_MAX) {
+                bt_split_child(x, i);
+                if (k > X->key[i]) i++;
+            }
+            x = X->child[i];
+        }
+        ADD(&R->count, 8);
+        R->count++;
+    done:;
+    } TX_END
+}
+
+/* depth of the leaves under o, or -1 if an order, fill or value property fails */
+static int bt_check(PMEMoid o, int root, uint64_t lo, uint64_t hi, const uint64_t *val, uint64_t nk, uint64_t *seen)
+{
+    struct bt_node *N = BT(o);
+    if (N->n > BT_MAX || N->n < (root ? 1u : BT_T - 1u)) return -1;
+    int depth = -2;
+    for (unsigned i = 0; i <= N->n; i++) {
+        uint64_t a = i == 0 ? lo : N->key[i - 1], b = i == N->n ? hi : N->key[i];
+        if (i < N->n) {
+            if (N->key[i] <= a || N->key[i] >= hi || N->key[i] >= nk || val[N->key[i]] != N->val[i]) return -1;
+            (*seen)++;
+        }
+        if (!N->leaf) {
+            int d = bt_check(N->child[i], 0, a, b, val, nk, seen);
+            if (d < 0 || (depth != -2 && d != depth)) return -1;
+            depth = d;
+        }
+    }
+    return N->leaf ? 0 : depth + 1;
+}
+
 static void arr_swap(uint64_t k)
 {
     struct record *r = D(R->records);
@@ -206,6 +439,8 @@ static void *worker(void *arg)
         case 0: hm_put(key_of(i), i + 1); break;
         case 1: q_op(h | 0); break;
         case 2: bst_put(key_of(i), i + 1); break;
+        case 4: rb_put(key_of(i), i + 1); break;
+        case 5: bt_put(key_of(i), i + 1); break;
         default: arr_swap(h); break;
         }
         pthread_mutex_unlock(&big_lock);
@@ -221,7 +456,29 @@ static void *worker(void *arg)
 static int verify(void)
 {
     uint64_t count = 0, sum = 0;
-    if (kind == 0 || kind == 2) {
+    if (kind == 5) {
+        uint64_t nk = n_ops / 2 + 2, seen = 0;
+        uint64_t *val = calloc(nk, 8);
+        for (uint64_t i = 0; i < n_ops; i++) val[key_of(i)] = i + 1;
+        for (uint64_t k = 1; k < nk; k++) count += val[k] != 0;
+        int d = OID_IS_NULL(R->tree) ? 0 : bt_check(R->tree, 1, 0, UINT64_MAX, val, nk, &seen);
+        free(val);
+        if (d < 0 || seen != count || R->count != count) {
+            fprintf(stderr, "pmdk_ds: btree is not a valid B-tree of the expected keys (%" PRIu64 " keys, %" PRIu64 " expected)\n", seen, count);
+            return 1;
+        }
+    } else if (kind == 4) {
+        uint64_t nk = n_ops / 2 + 2, seen = 0;
+        uint64_t *val = calloc(nk, 8);
+        for (uint64_t i = 0; i < n_ops; i++) val[key_of(i)] = i + 1;
+        for (uint64_t k = 1; k < nk; k++) count += val[k] != 0;
+        int bh = rb_check(R->tree, 0, UINT64_MAX, val, nk, &seen);
+        free(val);
+        if (bh < 0 || rb_red(R->tree) || seen != count || R->count != count) {
+            fprintf(stderr, "pmdk_ds: rbtree is not a valid red-black tree of the expected keys (%" PRIu64 " nodes, %" PRIu64 " expected)\n", seen, count);
+            return 1;
+        }
+    } else if (kind == 0 || kind == 2) {
         uint64_t nk = striped ? (n_ops / 2 / (uint64_t)n_threads + 1) * (uint64_t)n_threads + 2 : n_ops / 2 + 2;
         uint64_t *val = calloc(nk, 8);
         for (uint64_t i = 0; i < n_ops; i++) val[key_of(i)] = i + 1;
@@ -308,17 +565,17 @@ static int verify(void)
 
 int main(int argc, char **argv)
 {
-    static const char *names[] = {"hashmap", "queue", "bstree", "array"};
+    static const char *names[] = {"hashmap", "queue", "bstree", "array", "rbtree", "btree"};
     static int threads = 1;
     if (argc < 3) {
-        fprintf(stderr, "usage: pmdk_ds hashmap|queue|bstree|array POOLFILE [-n OPS] [-t THREADS] [-s SEED] [-l global|striped]\n");
+        fprintf(stderr, "usage: pmdk_ds hashmap|queue|bstree|array|rbtree|btree POOLFILE [-n OPS] [-t THREADS] [-s SEED] [-l global|striped]\n");
         return 2;
     }
     kind = -1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 6; k++)
         if (!strcmp(argv[1], names[k])) kind = k;
     if (kind < 0) {
-        fprintf(stderr, "pmdk_ds: unknown structure '%s' (hashmap, queue, bstree, array)\n", argv[1]);
+        fprintf(stderr, "pmdk_ds: unknown structure '%s' (hashmap, queue, bstree, array, rbtree, btree)\n", argv[1]);
         return 2;
     }
     for (int i = 3; i + 1 < argc; i += 2) {
