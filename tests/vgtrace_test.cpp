@@ -338,3 +338,50 @@ TEST(Vgtrace, CommittedPmdkTraceCrashChecks)
     o = sh(lw + " --model lightwsp-ungated");
     EXPECT_EQ(o.code, 5) << o.text;
 }
+
+// The tool's window options on the test program: --max-events stops after N records, --max-instrs
+// after N recorded instructions, --sample records several windows, --loads=no records no load.
+TEST(Vgtrace, WindowOptions)
+{
+    std::string why = skip_reason_tool();
+    if (!why.empty()) GTEST_SKIP() << why;
+    if (std::string(VGTRACE_TWOTHREAD).empty()) GTEST_SKIP() << "programs/vgtrace_twothread is not built (no valgrind.h)";
+    std::string d = cli_util::tmpdir("window");
+    auto run = [&](const std::string &opts, const std::string &name) {
+        auto o = sh("trace-program --quiet --tool-lib " VGTRACE_LIB " " + opts + " -o " + d + "/" + name + ".trace -- " +
+                    VGTRACE_TWOTHREAD " 200");
+        EXPECT_EQ(o.code, 0) << o.text;
+        return dump(d + "/" + name + ".trace.raw");
+    };
+    auto ev = run("--max-events 300", "me");
+    // 300 records, then the stop record and the end record (a thread's tail gap may come first)
+    ASSERT_GE(ev.size(), 302u);
+    EXPECT_LE(ev.size(), 306u);
+    EXPECT_EQ(ev[ev.size() - 1].kind, "end");
+    size_t stops = 0, starts = 0, loads = 0;
+    for (auto &e : ev) stops += e.kind == "stop";
+    EXPECT_EQ(stops, 1u);
+    ev = run("--sample 5000/50000", "sm");
+    stops = starts = 0;
+    for (auto &e : ev) {
+        starts += e.kind == "start";
+        stops += e.kind == "stop";
+    }
+    EXPECT_GE(starts, 2u) << "several sample windows";
+    EXPECT_GE(stops + 1, starts);
+    ev = run("--loads no --skip-instrs 100000 --max-instrs 20000", "nl");
+    for (auto &e : ev) loads += e.kind == "load";
+    EXPECT_EQ(loads, 0u);
+    auto o = sh("trace-program --quiet --from-raw " + d + "/nl.trace.raw -o " + d + "/nl2.trace");
+    ASSERT_EQ(o.code, 0) << o.text;
+    trace_data td;
+    char err[512];
+    ASSERT_EQ(trace_read_file((d + "/nl2.trace").c_str(), &td, err, sizeof err), 0) << err;
+    uint64_t instrs = 0;
+    for (uint64_t i = 0; i < td.prog->nops; ++i) instrs += op_instructions(&td.prog->ops[i]);
+    // the recorded window holds about 20000 instructions (+ the instruction that crossed the limit,
+    // + acquire/release around atomics, which count as ops of their own)
+    EXPECT_GE(instrs, 19000u);
+    EXPECT_LE(instrs, 24000u);
+    trace_data_free(&td);
+}
