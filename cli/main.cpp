@@ -14,6 +14,7 @@
 #include "crash.h"
 #include "sim.h"
 #include "sweep.h"
+#include "trace_program.h"
 #include "system.h"
 #include "system_cfg.h"
 #include "version.h"
@@ -45,6 +46,7 @@ const char *kUsage =
     "                                                                    kept by this run? (docs/checking.md)\n"
     "  persim crash --model M --workload W [--points N|all] [--seed S]   crash, recover, verify (docs/checking.md)\n"
     "  persim sweep SPEC.json [-j N] [--force] [--emit-slurm]            run a study's cross product (docs/sweeps.md)\n"
+    "  persim trace-program [options] -- CMD ARGS                        trace a real program (docs/real-programs.md)\n"
     "  persim --version | --help\n"
     "\n"
     "run/trace options:\n"
@@ -517,6 +519,7 @@ int cmd_crash(const Args &a0)
 int sc_main(int argc, char **argv)
 {
     if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) return sweep_main(argc, argv);   // runs no SystemC
+    if (argc >= 2 && std::strcmp(argv[1], "trace-program") == 0) return trace_program_main(argc, argv);   // runs no SystemC
     try {
         Args a = parse(argc, argv);
         if (a.cmd == "list") return cmd_list(a);

@@ -14,6 +14,8 @@ PKGS=(
   python3-matplotlib        # result plots (PNG)
   valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)
   sqlite3                   # the default program recorded by scripts/record-real-program.sh
+  libpmemobj-dev            # PMDK programs traced by persim trace-program (programs/pmdk/, docs/real-programs.md)
+  redis-server              # whole-system persistence program of make figures-real (pulls redis-tools: redis-cli, redis-benchmark)
 )
 
 missing=()

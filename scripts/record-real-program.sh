@@ -13,6 +13,8 @@
 # which the first ~2.4 M are the dynamic loader, sqlite3's initialisation and CREATE TABLE
 # (measured with valgrind 3.19, sqlite 3.40); -s 2500000 starts the trace in the INSERT
 # transaction. Commit a recorded trace only if it is smaller than 2 MB (e.g. -m 60000).
+# For threads, real store values, fences, flushes and atomics use `persim trace-program` instead
+# (the persim-vgtrace tool, docs/real-programs.md); this script stays for machines without it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     -n) name="$2"; shift 2 ;;
     -s) skip="$2"; shift 2 ;;
     -m) max_ops="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) break ;;
   esac
