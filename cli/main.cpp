@@ -52,7 +52,7 @@ const char *kUsage =
     "run/trace options:\n"
     "  --config FILE      JSON system config (repeatable; later files override earlier ones),\n"
     "                     e.g. configs/gpu_sbrp_table1.json\n"
-    "  --model M          persistency model: epoch, gpm, sbrp, nvwfifo (see `persim list models`)\n"
+    "  --model M          persistency model (`persim list models`: per system kind)\n"
     "  --workload W       built-in workload (see `persim list workloads`)\n"
     "  --trace FILE       run a trace file (format: docs/trace-format.md)\n"
     "  --size S           workload size knob (= --set workload.size=S); `small` = the workload's\n"
