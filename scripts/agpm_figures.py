@@ -450,9 +450,12 @@ NOTES = {
         "initial NT path (`persist.agpm.initial_path`): AGPM's time equals static NT on every kernel, and the "
         "paper's 1.41x mean (0.69x of NT) is not reproduced. With a threshold scaled to persim's sizes "
         "(`--set persist.agpm.thr_init=200 --set persist.agpm.thr_min=10`, Stencil1) periods do end (46 periods, "
-        "10 path switches, reasons c/f/g) but the run time stays that of NT to the cycle; why the SMs that switched "
-        "to T do not change the kernel's time is not yet explained (open). The paper's inputs are much larger "
-        "(GPGPU-Sim full runs), so its periods end many times per kernel.",
+        "10 path switches, reasons c/f/g) but the run time stays that of NT to the cycle: per-SM stats show the "
+        "switches on the odd SMs only (sm01: 678 T log stores after 200 NT ones), each T log store with the added "
+        "write-back of an NT->T switch (persim's plug-in assumes the program wrote its logs for NT, "
+        "docs/models/agpm.md), while the even SMs, which have the most work (sm00: 496 NT log stores), stay on "
+        "NT and finish last. The paper's inputs are much larger (GPGPU-Sim full runs), so its periods end many "
+        "times per kernel.",
     "Figure 3 types (6 of 22 as the paper)": "NT and T are within 5% on 18 of the 22 kernels (type III). persim's T path writes "
         "the log line back at the next fence (store + clwb), so both paths put the same line writes into the NVM "
         "controller; they differ only by the L1/L2 allocation of log lines (T) and the dropped dirty copy (NT). "
