@@ -83,6 +83,9 @@ uint32_t ag_rd(const ag_em *e, uint64_t addr);       /* the model image (before 
 /* Compares `words` words of array s from word `from` on with want[]; 0 or -1 (+msg). */
 int      ag_cmp(const ag_ctx *c, const mem_image *img, int s, uint64_t from, const uint32_t *want,
                 uint64_t words, const char *what, char *msg, size_t msglen);
+/* The matrix-multiply kernels' host reference: array 2 must hold a * A.B + b * C0 (A = h[0],
+ * B = h[1], C0 = h[2], all p[0] x p[0], row-major); 0 or -1 (+msg naming the first wrong word). */
+int      ag_check_gemm(const ag_ctx *c, const mem_image *img, uint32_t a, uint32_t b, char *msg, size_t msglen);
 
 /* The workload entries: wrapper build functions per kernel (logged and plain). */
 int ag_build(const ag_def *d, int logging, const wl_params *prm, persim_prog *p, mem_image *init, void **ctx,

@@ -71,20 +71,7 @@ static void mm_gen(ag_ctx *c, ag_em *e)
 
 static int mm_check(const ag_ctx *c, const mem_image *img, char *msg, size_t n)
 {
-    const uint64_t N = (uint64_t)c->p[0];
-    uint32_t *want = (uint32_t *)malloc(N * 4);
-    if (!want) return wl_err(msg, n, "out of memory");
-    int rc = 0;
-    for (uint64_t i = 0; i < N && !rc; i++) {
-        for (uint64_t j = 0; j < N; j++) {
-            uint32_t s = 0;
-            for (uint64_t k = 0; k < N; k++) s += c->h[0][i * N + k] * c->h[1][k * N + j];
-            want[j] = (uint32_t)c->p[1] * s + (c->p[3] ? (uint32_t)c->p[2] * c->h[2][i * N + j] : 0);
-        }
-        rc = ag_cmp(c, img, 2, i * N, want, N, "C", msg, n);
-    }
-    free(want);
-    return rc;
+    return ag_check_gemm(c, img, (uint32_t)c->p[1], c->p[3] ? (uint32_t)c->p[2] : 0, msg, n);
 }
 
 /* ---------------- matrix-vector kernels ----------------

@@ -279,6 +279,24 @@ static void em_free(ag_em *e)
 }
 
 /* ---- check helper ---- */
+int ag_check_gemm(const ag_ctx *c, const mem_image *img, uint32_t a, uint32_t b, char *msg, size_t n)
+{
+    const uint64_t N = (uint64_t)c->p[0];
+    uint32_t *want = (uint32_t *)malloc(N * 4);
+    if (!want) return wl_err(msg, n, "out of memory");
+    int rc = 0;
+    for (uint64_t i = 0; i < N && !rc; i++) {
+        for (uint64_t j = 0; j < N; j++) {
+            uint32_t s = 0;
+            for (uint64_t k = 0; k < N; k++) s += c->h[0][i * N + k] * c->h[1][k * N + j];
+            want[j] = a * s + b * c->h[2][i * N + j];
+        }
+        rc = ag_cmp(c, img, 2, i * N, want, N, "C", msg, n);
+    }
+    free(want);
+    return rc;
+}
+
 int ag_cmp(const ag_ctx *c, const mem_image *img, int s, uint64_t from, const uint32_t *want, uint64_t words,
            const char *what, char *msg, size_t msglen)
 {
