@@ -310,6 +310,8 @@ TEST_P(CpuBroiAll, RunsVerifiesKeepsBsp)
     EXPECT_GT(sum(r, "barriers"), 0);
     EXPECT_GT(r.stats["bsp_check"]["durable_writes"]["value"].get<double>(), 0);
     EXPECT_EQ(r.stats["bsp_check"]["violations"]["value"].get<double>(), 0);
+    // the run ends only when every persist-buffer entry has become durable
+    EXPECT_EQ(r.stats["bsp_check"]["durable_writes"]["value"].get<double>(), sum(r, "path_writes"));
 }
 INSTANTIATE_TEST_SUITE_P(Broi, CpuBroiAll,
                          ::testing::Combine(::testing::Values("broi-hashtable", "broi-rbtree", "broi-sps", "broi-bptree",

@@ -52,7 +52,12 @@ public:
     // Starts running ops [begin, end) of the program (one kernel's stream) with its region plan.
     void start(uint64_t begin, uint64_t end, uint32_t thread);
     bool running() const { return running_; }
-    bool path_idle() const { return path_q_.empty() && flight_.empty() && outstanding_.empty(); }
+    // Nothing of this thread's left to persist: no unsent item or persist-buffer entry, nothing on
+    // the path, nothing unacknowledged.
+    bool path_idle() const
+    {
+        return path_q_.empty() && flight_.empty() && outstanding_.empty() && (!pb_ || pbuf_count(pb_) == 0);
+    }
     void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
     void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
     void power_off();
