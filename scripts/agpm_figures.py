@@ -461,8 +461,18 @@ NOTES = {
         "controller; they differ only by the L1/L2 allocation of log lines (T) and the dropped dirty copy (NT). "
         "With CTA-level logs written once per CTA and never re-read, the locality that makes T win in the paper "
         "(Table II's variables: log lines re-written in L1/L2) is mostly absent; T wins clearly only on Stencil1 "
-        "(1.65 vs 1.90) and Backprop1 (3.25 vs 3.78), NT on SGEMM and NW. The locality variables themselves are "
-        "not yet exported (Table II: missing), so persim's types cannot be traced to reasons a-h here.",
+        "(1.65 vs 1.90) and Backprop1 (3.25 vs 3.78), NT on SGEMM and NW. Table II's variables (below) confirm it: "
+        "no kernel shows temporal locality.",
+    "Table II's locality variables": "persim's are the AGPM buffers' counters at every period end plus the "
+        "buffers' contents when the run ends (`top.gpu.agpm.l1d_t_all` ...), computed by the literal rules of "
+        "IV-B (cores/agpm_buf.h): an entry is allocated only by a log update, and a data access counts only on a "
+        "block that a log update allocated. persim's CTA-level logs live in a log area of their own, so data "
+        "accesses never touch a logged block: every `*_t_all` is 0, the log blocks are written once (`*_t_log` "
+        "0), and the only nonzero values are spatial ones from log blocks written in two halves (Stencil1, "
+        "Backprop1, Pathfinder, BFS, SSSP2). With no period ending, the end-of-run contents are what the "
+        "1024-entry buffers still hold, a snapshot rather than a count over the whole kernel. The paper's "
+        "Table II has large values for most kernels, so its log and data accesses must share blocks, or its "
+        "counting differs from IV-B as quoted (cores/agpm_buf.h notes another inconsistency: rows with s == t).",
     "Themis matches, PM-spec slowest": "Themis's mean (1.66) is within 10% of the paper's 1.65, but not for the "
         "paper's reason: its fence elision saves about 1% over static NT here (paper: 19%), and the paper's NT "
         "is slower than persim's. PM-spec (every store non-temporal) is the slowest design, as in the paper "

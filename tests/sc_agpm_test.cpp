@@ -37,12 +37,13 @@ const std::vector<std::pair<std::string, std::string>> kKeys = {
     {"*", "log_nt_lines"}, {"*", "log_t_lines"}, {"*", "log_t_wb_lines"}, {"*", "pm_flushes"}, {"*", "elided_fences"},
     {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_b"}, {"*", "reason_d"}, {"*", "reason_e"}, {"*", "reason_f"}, {"*", "path_switches"},
     {"*", "sms_on_nt"}, {"*", "threshold_up"}, {"*", "threshold_down"}, {"*", "threshold_min"},
+    {"*", "l1d_t_log"}, {"*", "l1d_t_all"}, {"*", "l1d_s_log"}, {"*", "l2_t_log"},
 };
 
 struct Res {
     int code = -1, verified = 0, threw = 0;
     uint64_t sim_ps = 0;
-    double v[32] = {0};
+    double v[48] = {0};
     char msg[512] = {0};
 };
 
@@ -345,6 +346,33 @@ TEST(AgpmAdapt, ThresholdAdaptsEveryPeriodAfterTheFirst)
     Res c = run_trace("agpm", "thr0", phases(40, 0), sets);
     EXPECT_EQ(st(c, g, "periods"), 0);
     EXPECT_EQ(st(c, g, "threshold_min"), 50);
+}
+
+// Table II's locality variables are exported (summed over all periods, also the ones still open
+// when the run ends): a log line written twice shows temporal log locality in the L1 buffer,
+// fresh log lines show none; spatial locality: the second half of a line after its first half.
+TEST(AgpmAdapt, TableIILocalityCountersAreReported)
+{
+    auto prog = [](bool again, bool halves) {
+        std::string t = "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n";
+        for (int i = 0; i < 4; ++i) {
+            const std::string a = hex(kPm + 0x700000 + 128 * i);
+            if (halves) t += "st log " + a + " 4x16 = 1\nst log " + hex(kPm + 0x700000 + 128 * i + 64) + " 4x16 = 1\n";
+            else t += "st log " + a + " 4x32 = 1\n" + (again ? "st log " + a + " 4x32 = 2\n" : "");
+        }
+        return t + "durable\n";
+    };
+    Res twice = run_trace("agpm", "t2_twice", prog(true, false));      // default threshold: no period ends
+    Res once = run_trace("agpm", "t2_once", prog(false, false));
+    Res halves = run_trace("agpm", "t2_halves", prog(false, true));
+    ASSERT_EQ(twice.code, EXIT_OK) << twice.msg;
+    ASSERT_EQ(st(twice, "*", "periods"), 0);
+    EXPECT_GT(st(twice, "*", "l1d_t_log"), 0);
+    EXPECT_GT(st(twice, "*", "l2_t_log"), 0);
+    EXPECT_EQ(st(once, "*", "l1d_t_log"), 0);
+    EXPECT_EQ(st(once, "*", "l1d_s_log"), 0);
+    EXPECT_GT(st(halves, "*", "l1d_s_log"), 0);
+    EXPECT_EQ(st(halves, "*", "l1d_t_log"), 0);
 }
 
 // ---- bad config values name the key -------------------------------------------------------------

@@ -176,6 +176,25 @@ protected:
         };
         for (auto &x : l1_) addb(x);
         for (auto &x : l2_) addb(x);
+        // Table II (section III): the locality variables the selector classifies, summed over every
+        // period of every SM (ended periods and the ones still open at the end of the run)
+        agpm_vars l1 = seen_l1_, l2 = seen_l2_, v;
+        for (auto &x : l1_) {
+            agpm_buf_vars(x.b, 1, &v);
+            add_vars(l1, v);
+        }
+        for (auto &x : l2_) {
+            agpm_buf_vars(x.b, 1, &v);
+            add_vars(l2, v);
+        }
+        const struct { const char *n; uint64_t v; const char *d; } t2[] = {
+            {"l1d_t_all", l1.t_all, "L1D temporal locality, all accesses"}, {"l1d_t_log", l1.t_log, "L1D temporal locality, log writes"},
+            {"l1d_s_all", l1.s_all, "L1D spatial locality, all accesses"}, {"l1d_s_log", l1.s_log, "L1D spatial locality, log writes"},
+            {"l2_t_all", l2.t_all, "L2 temporal locality, all accesses"}, {"l2_t_log", l2.t_log, "L2 temporal locality, log writes"},
+            {"l2_s_all", l2.s_all, "L2 spatial locality, all accesses"}, {"l2_s_log", l2.s_log, "L2 spatial locality, log writes"}};
+        for (const auto &x : t2)
+            w.add(g, x.n, x.v, "counts", std::string("Table II: ") + x.d + " (AGPM buffer counters, cores/agpm_buf.h "
+                  "agpm_buf_vars, summed over all periods and SMs)");
         w.add(g, "buf_allocs", b.allocs, "entries", "AGPM buffer entries allocated (L1 and L2 buffers)");
         w.add(g, "buf_conflicts", b.conflicts, "entries", "entries displaced by set conflicts into the reservation buffer");
         w.add(g, "buf_writebacks", b.writebacks, "events", "written-back blocks whose entries moved to the reservation buffer");
@@ -218,12 +237,24 @@ private:
         in.all = all_[(size_t)sm];
         in.log = agpm_sel_period_logs(sel_[(size_t)sm]);
         in.shm_used = 0;                       // persim's programs have no shared memory (reason h never fires)
+        add_vars(seen_l1_, in.l1d);
+        add_vars(seen_l2_, in.l2);
         agpm_sel_end_period(sel_[(size_t)sm], &in);
         agpm_buf_reset(l1_[(size_t)sm].b);
         for (auto &x : l2_) agpm_buf_reset(x.b);
         all_[(size_t)sm] = 0;
     }
 
+    static void add_vars(agpm_vars &to, const agpm_vars &v)
+    {
+        to.t_all += v.t_all;
+        to.t_log += v.t_log;
+        to.s_all += v.s_all;
+        to.s_log += v.s_log;
+    }
+    // Table II's locality variables summed over the periods that ended (the buffers' contents at
+    // each period end, before the reset); the report adds the periods still open.
+    agpm_vars seen_l1_{}, seen_l2_{};
     agpm_buf_cfg bc_{};
     agpm_sel_cfg sc_{};
     uint64_t period_ps_;
