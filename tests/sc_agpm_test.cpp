@@ -35,7 +35,7 @@ const std::vector<std::pair<std::string, std::string>> kKeys = {
     {"top.gpu.sm01.l1", "pm_flushes"}, {"top.gpu.sm01.l1", "added_writebacks"},
     {"top.gpu.l2", "nt_writes"},
     {"*", "log_nt_lines"}, {"*", "log_t_lines"}, {"*", "log_t_wb_lines"}, {"*", "pm_flushes"}, {"*", "elided_fences"},
-    {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_b"}, {"*", "reason_d"}, {"*", "reason_e"}, {"*", "reason_f"}, {"*", "path_switches"},
+    {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_b"}, {"*", "reason_d"}, {"*", "reason_e"}, {"*", "reason_f"}, {"*", "reason_c"}, {"*", "reason_g"}, {"*", "path_switches"},
     {"*", "sms_on_nt"}, {"*", "threshold_up"}, {"*", "threshold_down"}, {"*", "threshold_min"},
     {"*", "l1d_t_log"}, {"*", "l1d_t_all"}, {"*", "l1d_s_log"}, {"*", "l2_t_log"},
 };
@@ -303,8 +303,8 @@ TEST(AgpmAdapt, SwitchesPathWhenLocalityChanges)
 //   a: a log line written and read twice, then a fresh one (all-way locality only)   -> T
 //   f: two fresh log lines (no locality)                                              -> NT
 //   e: as f with the default min_log 100 (too few log updates)                        -> NT
-// (c needs L2-only locality, i.e. another SM reading the lines; g only spatial locality; h shared
-// memory, which persim does not have.)
+// (c needs L2-only locality, i.e. another SM, and g spatial locality only: the next test; h needs
+// shared memory, which persim does not have.)
 TEST(AgpmAdapt, ReasonsFromSmallKernels)
 {
     auto prog = [](char reason) {
@@ -330,6 +330,34 @@ TEST(AgpmAdapt, ReasonsFromSmallKernels)
     Res e = run_trace("agpm", "reason_e", prog('f'), {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1"});
     EXPECT_EQ(st(e, "*", "reason_e"), 3);
     EXPECT_EQ(st(e, "*", "reason_f"), 0);
+}
+
+// The two reasons the single-SM kernels above cannot reach (periods of two log updates):
+//   g: each log line written in two halves (spatial locality only, no byte written twice) -> T
+//   c: two SMs write the same log line; the shared L2 buffer sees it twice, each L1 buffer once
+//      (locality at the L2 only) when SM 0's period ends; SM 1's period, after the reset, has
+//      none (f)                                                                        -> T
+TEST(AgpmAdapt, ReasonsCAndGFromSmallKernels)
+{
+    const std::vector<std::string> sets = {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1", "persist.agpm.step_pct=0",
+                                           "persist.agpm.min_log=1"};
+    std::string g = "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n";
+    for (int i = 0; i < 3; ++i)
+        g += "st log " + hex(kPm + 0x900000 + 128 * i) + " 4x16 = 1\nst log " + hex(kPm + 0x900000 + 128 * i + 64) +
+             " 4x16 = 2\n";
+    Res rg = run_trace("agpm", "reason_g", g + "durable\n", sets);
+    ASSERT_EQ(rg.code, EXIT_OK) << rg.msg;
+    EXPECT_EQ(st(rg, "*", "periods"), 3);
+    EXPECT_EQ(st(rg, "*", "reason_g"), 3);
+    const std::string a = hex(kPm + 0xA00000), b0 = hex(kPm + 0xA00080), b1 = hex(kPm + 0xA00100);
+    const std::string c = "persim-trace 1\nkernel k blocks=2 threads=32\nwarp 0 0\nst log " + a + " 4x32 = 1\ncompute 2000\n"
+                          "st log " + b0 + " 4x32 = 1\ndurable\nwarp 1 0\nst log " + a + " 4x32 = 1\ncompute 6000\n"
+                          "st log " + b1 + " 4x32 = 1\ndurable\n";
+    Res rc = run_trace("agpm", "reason_c", c, sets);
+    ASSERT_EQ(rc.code, EXIT_OK) << rc.msg;
+    EXPECT_EQ(st(rc, "*", "periods"), 2);
+    EXPECT_EQ(st(rc, "*", "reason_c"), 1);
+    EXPECT_EQ(st(rc, "*", "reason_f"), 1);
 }
 
 TEST(AgpmAdapt, ThresholdAdaptsEveryPeriodAfterTheFirst)
