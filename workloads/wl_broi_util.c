@@ -7,25 +7,14 @@
 int bx_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, int need_remote, const mem_image *init,
                 char *err, size_t errlen)
 {
-    memset(g, 0, sizeof *g);
-    if (prm->num_threads == 0)
-        return wl_err(err, errlen, "%s: needs a CPU system (system.kind=cpu): num_threads is 0", wl);
-    if (prm->num_threads > CPU_MAX_THREADS)
-        return wl_err(err, errlen, "%s: num_threads %u out of range (1..%u)", wl, prm->num_threads, CPU_MAX_THREADS);
-    if (prm->num_remote > BX_MAX_REMOTE)
-        return wl_err(err, errlen, "%s: num_remote %u out of range (0..%u RDMA channels)", wl, prm->num_remote,
-                      BX_MAX_REMOTE);
-    if (need_remote && prm->num_remote == 0)
-        return wl_err(err, errlen, "%s: needs remote streams (RDMA channels): num_remote is 0 (set wl_params.num_remote "
-                      "to 1..%u)", wl, BX_MAX_REMOTE);
-    g->nthreads = prm->num_threads + prm->num_remote;
-    g->t = (cpu_buf *)calloc(g->nthreads, sizeof *g->t);
-    g->shadow = mem_clone(init);
-    if (!g->t || !g->shadow) {
-        cpu_gen_free(g);
-        return wl_err(err, errlen, "%s: out of memory", wl);
-    }
-    return 0;
+    const uint32_t nr = prm->num_remote;
+    if (cpu_gen_init_streams(g, wl, prm, nr <= BX_MAX_REMOTE ? nr : 0, init, err, errlen) != 0) return -1;
+    if (nr <= BX_MAX_REMOTE && (nr || !need_remote)) return 0;
+    cpu_gen_free(g);
+    if (nr > BX_MAX_REMOTE)
+        return wl_err(err, errlen, "%s: num_remote %u out of range (0..%u RDMA channels)", wl, nr, BX_MAX_REMOTE);
+    return wl_err(err, errlen, "%s: needs remote streams (RDMA channels): num_remote is 0 (set wl_params.num_remote "
+                  "to 1..%u)", wl, BX_MAX_REMOTE);
 }
 
 void bx_init(bx *b, cpu_gen *g, uint32_t stream, int remote, int redo, uint64_t log)

@@ -36,6 +36,10 @@ typedef struct cpu_gen {
  * is a copy of init. 0, or -1 with "<wl>: ..." in err. */
 int  cpu_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, const mem_image *init,
                   char *err, size_t errlen);
+/* The same with `extra` streams after the num_threads local ones (the BROI workloads' remote
+ * streams, wl_broi.h); the caller has checked `extra`. */
+int  cpu_gen_init_streams(cpu_gen *g, const char *wl, const wl_params *prm, uint32_t extra,
+                          const mem_image *init, char *err, size_t errlen);
 void cpu_gen_free(cpu_gen *g);
 /* Shadow reads/writes without an op (setting up, or the generator's own bookkeeping). */
 uint64_t cpu_peek(const cpu_gen *g, uint64_t addr, uint32_t elem);

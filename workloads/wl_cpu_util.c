@@ -4,14 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cpu_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, const mem_image *init, char *err, size_t errlen)
+int cpu_gen_init_streams(cpu_gen *g, const char *wl, const wl_params *prm, uint32_t extra, const mem_image *init,
+                         char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     if (prm->num_threads == 0)
         return wl_err(err, errlen, "%s: needs a CPU system (system.kind=cpu): num_threads is 0", wl);
     if (prm->num_threads > CPU_MAX_THREADS)
         return wl_err(err, errlen, "%s: num_threads %u out of range (1..%u)", wl, prm->num_threads, CPU_MAX_THREADS);
-    g->nthreads = prm->num_threads;
+    g->nthreads = prm->num_threads + extra;
     g->t = (cpu_buf *)calloc(g->nthreads, sizeof *g->t);
     g->shadow = mem_clone(init);
     if (!g->t || !g->shadow) {
@@ -19,6 +20,11 @@ int cpu_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, const mem_ima
         return wl_err(err, errlen, "%s: out of memory", wl);
     }
     return 0;
+}
+
+int cpu_gen_init(cpu_gen *g, const char *wl, const wl_params *prm, const mem_image *init, char *err, size_t errlen)
+{
+    return cpu_gen_init_streams(g, wl, prm, 0, init, err, errlen);
 }
 
 void cpu_gen_free(cpu_gen *g)

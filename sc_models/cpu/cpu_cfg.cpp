@@ -1,11 +1,8 @@
 #include "cpu_cfg.h"
+#include "cores_util.h"
 #include <cmath>
 
 namespace persim {
-
-namespace {
-uint64_t ns_ps(double ns) { return (uint64_t)std::llround(ns * 1000.0); }
-}
 
 CpuCfg CpuCfg::from(const Config &c)
 {
@@ -21,7 +18,7 @@ CpuCfg CpuCfg::from(const Config &c)
     k.width = (uint32_t)c.i("cpu.width");
     k.max_loads = (uint32_t)c.i("cpu.max_loads");
     k.sb_entries = (uint32_t)c.i("cpu.sb_entries");
-    k.spin_ps = ns_ps(c.f("cpu.spin_ns"));
+    k.spin_ps = ns_to_ps(c.f("cpu.spin_ns"));
     const uint32_t lb = k.sys.line_bytes;
     k.l1 = cache_cfg{(uint64_t)c.i("l1.size_kb") * 1024, lb, (uint32_t)c.i("l1.assoc"), 1};
     k.l2 = cache_cfg{(uint64_t)c.i("l2.size_kb") * 1024, lb, (uint32_t)c.i("l2.assoc"), 1};
@@ -31,8 +28,8 @@ CpuCfg CpuCfg::from(const Config &c)
     k.l1_busy_ps = (uint64_t)c.i("cpu.l1_busy_cycles") * k.period_ps;
     k.l2_busy_ps = (uint64_t)c.i("cpu.l2_busy_cycles") * k.period_ps;
     k.use_dram_cache = c.b("cpu.dram_cache");
-    k.path_latency_ps = ns_ps(c.f("persist_path.latency_ns"));
-    k.path_skew_ps = ns_ps(c.f("persist_path.skew_ns"));
+    k.path_latency_ps = ns_to_ps(c.f("persist_path.latency_ns"));
+    k.path_skew_ps = ns_to_ps(c.f("persist_path.skew_ns"));
     k.path_gbps = c.f("persist_path.bw_gbps");
     k.path_header = (uint32_t)c.i("persist_path.header_bytes");
     k.fe_entries = (uint32_t)c.i("persist_path.fe_entries");
@@ -51,10 +48,10 @@ CpuCfg CpuCfg::from(const Config &c)
     k.regions.max_live_outs = (uint32_t)c.i("regions.max_live_outs");
     k.regions.instr_per_live_out = (uint32_t)c.i("regions.instr_per_live_out");
     k.rdma_channels = (uint32_t)c.i("rdma.channels");
-    k.rdma_latency_ps = ns_ps(c.f("rdma.latency_ns"));
+    k.rdma_latency_ps = ns_to_ps(c.f("rdma.latency_ns"));
     k.rdma_gbps = c.f("rdma.bw_gbps");
     k.rdma_sync = c.s("rdma.mode") == "sync";
-    k.power_fail_ps = ns_ps(c.f("sim.power_fail_ns"));
+    k.power_fail_ps = ns_to_ps(c.f("sim.power_fail_ns"));
     k.crash_check = c.b("sim.crash_check");
     if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");
     return k;

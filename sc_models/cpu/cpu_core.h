@@ -11,7 +11,6 @@
 #include <deque>
 #include <memory>
 #include <queue>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -44,6 +44,23 @@ private:
     } st_;
 };
 
+// A model whose policy is a pure function of the store (static-nt, static-t, themis, pmem-spec):
+// the file names the function, FixedPathHw does the rest.
+using PathPolicy = StorePath (*)(const PmStoreQuery &);
+class FixedPathHw : public DataPathHw {
+public:
+    FixedPathHw(const char *model, Gpu &gpu, PathPolicy policy, bool elide = false) : DataPathHw(model, gpu), policy_(policy)
+    {
+        elide_ = elide;
+    }
+
+protected:
+    StorePath choose(const PmStoreQuery &q) override { return policy_(q); }
+
+private:
+    PathPolicy policy_;
+};
+
 } // namespace persim
 
 namespace persim {

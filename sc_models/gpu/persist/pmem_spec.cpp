@@ -9,18 +9,8 @@
 namespace persim {
 
 namespace {
-class Hw : public DataPathHw {
-public:
-    explicit Hw(Gpu &g) : DataPathHw("pmem_spec", g) {  }
-
-protected:
-    StorePath choose(const PmStoreQuery &q) override
-    {
-        (void)q;
-        return StorePath::NT;
-    }
-};
-std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<Hw>(gpu); }
+StorePath policy(const PmStoreQuery &) { return StorePath::NT; }
+std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<FixedPathHw>("pmem_spec", gpu, policy); }
 } // namespace
 
 const PersistModel kPmemSpecModel{"pmem-spec", "PMEM-spec: PM loads temporal, every PM store non-temporal (AGPM paper V-B)", lower_data_path, nullptr, make_hw};

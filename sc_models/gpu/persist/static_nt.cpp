@@ -8,18 +8,8 @@
 namespace persim {
 
 namespace {
-class Hw : public DataPathHw {
-public:
-    explicit Hw(Gpu &g) : DataPathHw("static_nt", g) {  }
-
-protected:
-    StorePath choose(const PmStoreQuery &q) override
-    {
-        (void)q;
-        return q.log ? StorePath::NT : StorePath::T;
-    }
-};
-std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<Hw>(gpu); }
+StorePath policy(const PmStoreQuery &q) { return q.log ? StorePath::NT : StorePath::T; }
+std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<FixedPathHw>("static_nt", gpu, policy); }
 } // namespace
 
 const PersistModel kStaticNtModel{"static-nt", "static non-temporal path: every log write bypasses the L1 and L2 into the NVM controller (AGPM paper Figure 3/7, NT)", lower_data_path, nullptr, make_hw};

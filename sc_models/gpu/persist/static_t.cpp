@@ -7,18 +7,8 @@
 namespace persim {
 
 namespace {
-class Hw : public DataPathHw {
-public:
-    explicit Hw(Gpu &g) : DataPathHw("static_t", g) {  }
-
-protected:
-    StorePath choose(const PmStoreQuery &q) override
-    {
-        (void)q;
-        return StorePath::T;
-    }
-};
-std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<Hw>(gpu); }
+StorePath policy(const PmStoreQuery &) { return StorePath::T; }
+std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<FixedPathHw>("static_t", gpu, policy); }
 } // namespace
 
 const PersistModel kStaticTModel{"static-t", "static temporal path: every log write is stored into the L1 and written back by clwb at the fence (AGPM paper Figure 3/7, T)", lower_data_path, nullptr, make_hw};

@@ -11,18 +11,8 @@
 namespace persim {
 
 namespace {
-class Hw : public DataPathHw {
-public:
-    explicit Hw(Gpu &g) : DataPathHw("themis", g) { elide_ = true; }
-
-protected:
-    StorePath choose(const PmStoreQuery &q) override
-    {
-        (void)q;
-        return q.log ? StorePath::NT : StorePath::T;
-    }
-};
-std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<Hw>(gpu); }
+StorePath policy(const PmStoreQuery &q) { return q.log ? StorePath::NT : StorePath::T; }
+std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_unique<FixedPathHw>("themis", gpu, policy, true); }
 } // namespace
 
 const PersistModel kThemisModel{"themis", "Themis: non-temporal fast path for log writes with fence elision (AGPM paper V-B)", lower_data_path, nullptr, make_hw};
