@@ -170,14 +170,29 @@ int pbuf_send(persist_buf *b)
     return 1;
 }
 
-int pbuf_ack(persist_buf *b, uint64_t id)
+/* Index of the live entry `id`, or count if none (the entries are sorted by id). */
+static uint32_t index_of(const persist_buf *b, uint64_t id)
 {
-    uint32_t lo = 0, hi = b->count;          /* sorted by id */
+    uint32_t lo = 0, hi = b->count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (b->q[mid].id < id) lo = mid + 1; else hi = mid;
     }
-    if (lo == b->count || b->q[lo].id != id || !b->q[lo].sent || b->q[lo].kind != PBUF_STORE) {
+    return lo < b->count && b->q[lo].id == id ? lo : b->count;
+}
+
+int pbuf_find(const persist_buf *b, uint64_t id, pbuf_entry *e)
+{
+    const uint32_t i = index_of(b, id);
+    if (i == b->count) return -1;
+    if (e) *e = b->q[i];
+    return 0;
+}
+
+int pbuf_ack(persist_buf *b, uint64_t id)
+{
+    const uint32_t lo = index_of(b, id);
+    if (lo == b->count || !b->q[lo].sent || b->q[lo].kind != PBUF_STORE) {
         b->stats.unknown_acks++;
         return 0;
     }

@@ -124,6 +124,9 @@ uint32_t pbuf_count(const persist_buf *b);             /* entries held (unsent +
 uint32_t pbuf_unsent(const persist_buf *b);
 int      pbuf_full(const persist_buf *b);
 uint32_t pbuf_pending_raw(const persist_buf *b);       /* RAW dependencies waiting for the next entry */
+/* The live entry with request ID `id`: 0 and *e (may be NULL), or -1. A sent entry no longer
+ * changes (stores join unsent entries only), so this is what was released. */
+int      pbuf_find(const persist_buf *b, uint64_t id, pbuf_entry *e);
 /* Entry pos (0 = oldest) of the entries held: 0 and *e, or -1. */
 int      pbuf_entry_at(const persist_buf *b, uint32_t pos, pbuf_entry *e);
 const pbuf_stats *pbuf_get_stats(const persist_buf *b);

@@ -230,6 +230,26 @@ TEST(PersistBuf, BrokenVariantIgnoresDependencies)
     EXPECT_EQ(pbuf_pending_raw(p.b), 0u);
 }
 
+TEST(PersistBuf, FindReturnsTheReleasedEntry)
+{
+    Pb p;
+    uint64_t a, b;
+    p.st(5, 3, 0x11, {}, &a);
+    ASSERT_EQ(pbuf_fence(p.b, nullptr), PBUF_NEW);
+    p.st(6, 0, 0x22, {}, &b);
+    EXPECT_EQ(p.send_all(), 3);
+    EXPECT_EQ(p.st(5, 4, 0x33), PBUF_NEW) << "the sent entry does not change";
+    pbuf_entry e;
+    ASSERT_EQ(pbuf_find(p.b, a, &e), 0);
+    EXPECT_EQ(e.line, 5u);
+    EXPECT_EQ(e.data[3], 0x11);
+    EXPECT_EQ(e.mask[0], 1ull << 3);
+    EXPECT_EQ(pbuf_find(p.b, a + 1, &e), -1) << "the fence left when it was sent";
+    ASSERT_EQ(pbuf_ack(p.b, a), 1);
+    EXPECT_EQ(pbuf_find(p.b, a, nullptr), -1);
+    EXPECT_EQ(pbuf_find(p.b, b, nullptr), 0);
+}
+
 TEST(PersistBuf, StoresMayNotCrossTheBlock)
 {
     Pb p;

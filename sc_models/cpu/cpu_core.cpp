@@ -580,9 +580,6 @@ void CpuCore::path_step_pb(uint64_t now)
             it.seq = e.id;
             it.wid = pb_wid_.at(e.id);
             pb_wid_.erase(e.id);
-            std::memcpy(it.ldata, e.data, lb_);
-            it.lmask[0] = e.mask[0];
-            it.lmask[1] = e.mask[1];
             outstanding_[it.wid] = Out{e.id, 0, false};
             fly(sys_.pm_target(e.line * lb_), it);
         }
@@ -619,14 +616,16 @@ void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
     }
     const uint32_t lb = it.line ? lb_ : 8;
     MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, lb);
-    std::memcpy(req.data, it.line ? it.ldata : it.data, lb);
+    pbuf_entry e;                       // a persist-buffer entry stays until its acknowledgement
+    if (it.line && pbuf_find(pb_, it.seq, &e) != 0) throw std::logic_error("persist-buffer entry left before delivery");
+    std::memcpy(req.data, it.line ? e.data : it.data, lb);
     req.ext.pm = true;
     req.ext.persist = true;
     req.ext.requester = requester_;
     req.ext.region = it.region;
     req.ext.line_bytes = lb;
-    req.ext.mask[0] = it.line ? it.lmask[0] : it.mask;
-    req.ext.mask[1] = it.line ? it.lmask[1] : 0;
+    req.ext.mask[0] = it.line ? e.mask[0] : it.mask;
+    req.ext.mask[1] = it.line ? e.mask[1] : 0;
     req.ext.wire_bytes = model_.path_bytes;
     req.ext.ack_to = this;
     req.ext.ack_token = it.wid;

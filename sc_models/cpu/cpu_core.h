@@ -139,9 +139,7 @@ private:
         uint64_t mask;      // bytes of the word written
         uint32_t region;
         uint64_t wid;       // path write id
-        uint64_t seq;       // its fe_buf / persist_buf entry
-        uint8_t ldata[128]; // line: the block's data and byte mask
-        uint64_t lmask[2];
+        uint64_t seq;       // its fe_buf / persist_buf entry (line: data and mask are read from it)
     };
     std::deque<PathItem> path_q_;           // front-end buffer entries not yet sent (and boundaries)
     struct Out { uint64_t seq; uint32_t region; bool freed; };
