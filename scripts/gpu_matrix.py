@@ -126,32 +126,28 @@ def check(a, model, wl):
     return "all guaranteed" if u == 0 and v == 0 else f"{u} of {n} not guaranteed, {v} violated"
 
 
-def check_all(a, models, wls):
-    path = os.path.join(a.out, "raw", "check.json")
+def per_pair(a, name, enabled, what, fn, models, wls):
+    """fn(a, model, workload) for every pair not yet in raw/<name>.json (all with --force), in
+    parallel; the results are kept there so a rerun only adds the missing pairs."""
+    path = os.path.join(a.out, "raw", name + ".json")
     old = json.load(open(path)) if os.path.exists(path) and not a.force else {}
     todo = [(m, w) for m in models for w in wls if f"{m}/{w}" not in old]
-    if not a.no_run and not a.no_check and todo:
-        print(f"+ persim check on {len(todo)} pairs", flush=True)
+    if not a.no_run and enabled and todo:
+        print(f"+ {what} on {len(todo)} pairs", flush=True)
         with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-            for (m, w), r in zip(todo, ex.map(lambda mw: check(a, *mw), todo)):
+            for (m, w), r in zip(todo, ex.map(lambda mw: fn(a, *mw), todo)):
                 old[f"{m}/{w}"] = r
         with open(path, "w") as f:
             json.dump(old, f, indent=1, sort_keys=True)
     return old
+
+
+def check_all(a, models, wls):
+    return per_pair(a, "check", not a.no_check, "persim check", check, models, wls)
 
 
 def crash_all(a, models, wls):
-    path = os.path.join(a.out, "raw", "crash.json")
-    old = json.load(open(path)) if os.path.exists(path) and not a.force else {}
-    todo = [(m, w) for m in models for w in wls if f"{m}/{w}" not in old]
-    if not a.no_run and a.crash_points > 0 and todo:
-        print(f"+ persim crash on {len(todo)} pairs, {a.crash_points} points each", flush=True)
-        with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-            for (m, w), r in zip(todo, ex.map(lambda mw: crash(a, *mw), todo)):
-                old[f"{m}/{w}"] = r
-        with open(path, "w") as f:
-            json.dump(old, f, indent=1, sort_keys=True)
-    return old
+    return per_pair(a, "crash", a.crash_points > 0, f"persim crash, {a.crash_points} points each,", crash, models, wls)
 
 
 def main():
