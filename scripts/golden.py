@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Golden GPU stats: record every numeric figure of every stats.json group for a fixed list of
-`persim run` points (tests/golden/points.json), and compare a persim binary against them.
+"""Golden stats: record every numeric figure of every stats.json group for a fixed list of
+`persim run` points, and compare a persim binary against them. Two sets: the GPU system
+(--kind gpu, the default: tests/golden/points.json -> gpu_stats.json) and the cpu system
+(--kind cpu: tests/golden/cpu_points.json -> cpu_stats.json).
 
-  scripts/golden.py --record  [--persim build/persim]      # writes tests/golden/gpu_stats.json
-  scripts/golden.py --compare [--persim build/persim] -j 2 # exit 1 on ANY difference
-  scripts/golden.py --make-points                          # rebuilds tests/golden/points.json
+  scripts/golden.py --record  [--kind cpu] [--persim build/persim]      # writes the golden file
+  scripts/golden.py --compare [--kind cpu] [--persim build/persim] -j 2 # exit 1 on ANY difference
+  scripts/golden.py --make-points [--kind cpu]                          # rebuilds the point list
 
 A figure is "group/key" (nested values, e.g. the check group's requirements, flatten to
 "group/key/sub" and "group/key[i]/sub"); only numbers and booleans are kept, strings (run.status,
@@ -33,6 +35,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POINTS = os.path.join(ROOT, "tests", "golden", "points.json")
 GOLDEN = os.path.join(ROOT, "tests", "golden", "gpu_stats.json")
+FILES = {"gpu": (POINTS, GOLDEN),
+         "cpu": (os.path.join(ROOT, "tests", "golden", "cpu_points.json"),
+                 os.path.join(ROOT, "tests", "golden", "cpu_stats.json"))}
 
 # Host-time figures of the groups that are plain values (not {value, unit, description}).
 HOST_PLAIN = {("check", "check_seconds"), ("crash", "seconds")}
@@ -163,21 +168,27 @@ def main():
     mode.add_argument("--compare", action="store_true", help="run every point, report every difference")
     mode.add_argument("--make-points", action="store_true", help="write the point list (tries each candidate)")
     ap.add_argument("--persim", default=os.path.join(ROOT, "build", "persim"))
-    ap.add_argument("--points", default=POINTS)
-    ap.add_argument("--golden", default=GOLDEN)
+    ap.add_argument("--kind", choices=sorted(FILES), default="gpu",
+                    help="which point set: the GPU system (default) or the cpu system")
+    ap.add_argument("--points", default=None, help="point list (default: the --kind's)")
+    ap.add_argument("--golden", default=None, help="golden file (default: the --kind's)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--only", default="", help="regex: only the points whose name matches")
     ap.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
                     help="prefix rename of golden group names before comparing (repeatable)")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                     help="appended to every point's command line (to show that a change is caught)")
+    ap.add_argument("--expect-differ", action="store_true",
+                    help="with --compare and --set: succeed only if figures differ (the test of the test)")
     ap.add_argument("--max-report", type=int, default=0, help="cap the differences printed (0: all)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no per-point progress lines")
     a = ap.parse_args()
     persim = os.path.abspath(a.persim)
+    a.points = a.points or FILES[a.kind][0]
+    a.golden = a.golden or FILES[a.kind][1]
 
     if a.make_points:
-        return make_points(persim, a)
+        return (make_cpu_points if a.kind == "cpu" else make_points)(persim, a)
 
     spec = load_points(a.points)
     points = spec["points"]
@@ -197,7 +208,7 @@ def main():
             print("golden: not recorded (every listed point must run; move failing ones to \"skipped\")", file=sys.stderr)
             return 1
         ver = subprocess.run([persim, "--version"], capture_output=True, text=True).stdout.strip()
-        doc = {"_about": "scripts/golden.py --record: every numeric figure of every stats.json group per point of "
+        doc = {"_about": f"scripts/golden.py --record --kind {a.kind}: every numeric figure of every stats.json group per point of "
                          "tests/golden/points.json (host time left out, floats to 12 significant digits)",
                "persim_version": ver,
                "points": {p["name"]: dict(sorted(res[p["name"]].items())) for p in spec["points"]}}
@@ -264,7 +275,13 @@ def main():
             print(f"  {n}  {k}  {g} -> {v}")
         if len(shown) < len(diffs):
             print(f"  ... {len(diffs) - len(shown)} more (--max-report 0 prints all)")
+        if a.expect_differ:
+            print(f"golden: figures differ, as expected with {' '.join(a.sets)} ({secs:.1f} s)")
+            return 0
         print(f"golden: FAIL ({secs:.1f} s)")
+        return 1
+    if a.expect_differ:
+        print(f"golden: FAIL: no figure changed with {' '.join(a.sets)}: the golden comparison would not catch it")
         return 1
     nfig = sum(len(res[n]) for n in names)
     print(f"golden: OK, {len(names)} points, {nfig} figures equal to {os.path.relpath(a.golden, ROOT)} ({secs:.1f} s)")
@@ -282,7 +299,8 @@ PLACEMENTS = ["near", "far"]
 SMALL = "configs/gpu_small.json"
 
 
-def list_workloads(persim):
+def list_workloads(persim, prefix=None):
+    """The workload names of `persim list workloads` (those starting with one of prefix, if given)."""
     out = subprocess.run([persim, "list", "workloads"], capture_output=True, text=True, check=True).stdout
     wls = []
     for line in out.splitlines()[2:]:
@@ -291,7 +309,7 @@ def list_workloads(persim):
         w = line.split()
         if w:
             wls.append(w[0])
-    return wls
+    return [w for w in wls if prefix is None or any(w.startswith(p) for p in prefix)]
 
 
 def make_points(persim, a):
@@ -331,6 +349,17 @@ def make_points(persim, a):
             args += ["--set", kv]
         pts.append({"name": name, "args": args + extra})
 
+    about = ("Points of scripts/golden.py (persim run ARGS, run from the repository root). demo/*: "
+             "scripts/demo.py's runs (configs/gpu_sbrp_table1.json, paper sizes); small/MODEL-PLACEMENT/WL: "
+             "every workload of `persim list workloads` under every model and placement at the small size "
+             "on configs/gpu_small.json; special/*: other paths (eADR, the pipelined L2 NVW-FIFO, PM in "
+             "DRAM, two NVM controllers, --check). \"skipped\": candidates that do not run, with the exit "
+             "status and persim's message. Regenerate with scripts/golden.py --make-points.")
+    return write_points(persim, a, pts, about)
+
+
+def write_points(persim, a, pts, about):
+    """Tries every candidate point, writes the ones that run (exit 0) and the skipped ones."""
     print(f"golden: trying {len(pts)} candidate points", flush=True)
     res, logs, secs = run_all(persim, pts, a.jobs, [], a.quiet)
     keep, skipped = [], []
@@ -342,13 +371,7 @@ def make_points(persim, a):
             msg = (pr.stdout + pr.stderr).strip().splitlines()
             skipped.append({"name": p["name"], "args": p["args"], "exit": pr.returncode,
                             "why": msg[-1] if msg else ""})
-    doc = {"_about": "Points of scripts/golden.py (persim run ARGS, run from the repository root). demo/*: "
-                     "scripts/demo.py's runs (configs/gpu_sbrp_table1.json, paper sizes); small/MODEL-PLACEMENT/WL: "
-                     "every workload of `persim list workloads` under every model and placement at the small size "
-                     "on configs/gpu_small.json; special/*: other paths (eADR, the pipelined L2 NVW-FIFO, PM in "
-                     "DRAM, two NVM controllers, --check). \"skipped\": candidates that do not run, with the exit "
-                     "status and persim's message. Regenerate with scripts/golden.py --make-points.",
-           "points": keep, "skipped": skipped}
+    doc = {"_about": about, "points": keep, "skipped": skipped}
     with open(a.points, "w") as f:
         f.write("{\n" + f' "_about": {json.dumps(doc["_about"])},\n "points": [\n')
         for i, p in enumerate(keep):
@@ -361,6 +384,70 @@ def make_points(persim, a):
     for s in skipped:
         print(f"  skipped {s['name']}: exit {s['exit']}: {s['why']}")
     return 0
+
+
+# The cpu point list (tests/golden/cpu_points.json): every cpu workload under every cpu model at the
+# small size, the power-failure sequence, the crash check, BROI's remote clients, the paper configs.
+CPU_SMALL = "configs/cpu_small.json"
+CPU_BROI = "configs/cpu_broi_table3.json"
+CPU_REGION_MODELS = ["none", "lightwsp", "ppa", "capri", "psp", "lightwsp-ungated"]
+CPU_BARRIER_MODELS = ["none", "broi", "broi-epoch", "broi-nodeps"]
+CPU_REMOTE_ONLY = ("broi-ycsb", "broi-memcached", "broi-hashmap", "broi-tpcc", "broi-ctree")   # need RDMA channels
+
+
+def make_cpu_points(persim, a):
+    cpu_wls = list_workloads(persim, prefix=("cpu-", "prof-"))
+    broi = [w for w in list_workloads(persim, prefix=("broi-",)) if not re.search(r"-e\d+$", w)]
+    broi_local = [w for w in broi if not w.endswith("-hybrid") and w not in CPU_REMOTE_ONLY]
+    broi_remote = [w for w in broi if w.endswith("-hybrid") or w in CPU_REMOTE_ONLY]
+    pts = []
+
+    def pt(name, cfg, model, wl, size="small", sets=(), extra=()):
+        args = ["--config", cfg, "--model", model, "--workload", wl, "--size", size]
+        for kv in sets:
+            args += ["--set", kv]
+        pts.append({"name": name, "args": args + list(extra)})
+
+    for wl in cpu_wls + broi_local:
+        for model in CPU_REGION_MODELS:
+            pt(f"small/{model}/{wl}", CPU_SMALL, model, wl)
+    for wl in broi_local + cpu_wls:
+        for model in CPU_BARRIER_MODELS:
+            pt(f"broi/{model}/{wl}", CPU_BROI, model, wl)
+    for wl in broi_remote:
+        for model in ("broi", "broi-epoch"):
+            for mode in ("sync", "bsp"):
+                pt(f"remote/{model}-{mode}/{wl}", CPU_BROI, model, wl,
+                   sets=["rdma.channels=2", f"rdma.mode={mode}"])
+    # power failure part-way through (the IV-F drain/discard sequence) and the crash check
+    for model in ("lightwsp", "ppa", "capri", "lightwsp-ungated", "none"):
+        for wl in ("cpu-hashtable", "prof-whisper"):
+            pt(f"power-fail/{model}/{wl}", CPU_SMALL, model, wl, sets=["sim.power_fail_ns=15000"])
+    for model, cfg, wl in [("lightwsp", CPU_SMALL, "cpu-txbank"), ("lightwsp-ungated", CPU_SMALL, "cpu-queue"),
+                           ("broi", CPU_BROI, "broi-hashtable"), ("broi-nodeps", CPU_BROI, "broi-sps")]:
+        pt(f"crash-check/{model}/{wl}", cfg, model, wl, sets=["sim.crash_check=true"])
+    # the paper configurations at a small size, and the front-end and device keys
+    for model in ("none", "lightwsp"):
+        pt(f"paper-config/cpu_lightwsp_table1/{model}/cpu-btree", "configs/cpu_lightwsp_table1.json", model, "cpu-btree")
+        pt(f"paper-config/cpu_lightwsp_table3_cxl_pmem/{model}/cpu-btree", "configs/cpu_lightwsp_table1.json", model,
+           "cpu-btree", extra=["--config", "configs/cpu_lightwsp_table3_cxl_pmem.json"])
+    pt("special/nvm-1-controller/lightwsp/cpu-arrayswap", CPU_SMALL, "lightwsp", "cpu-arrayswap",
+       sets=["nvm.controllers=1"])
+    pt("special/victim-policy/lightwsp/prof-npb", CPU_SMALL, "lightwsp", "prof-npb",
+       sets=["persist_path.victim_policy=none"])
+    pts.append({"name": "special/trace/lightwsp/pmdk-hashmap-small",
+                "args": ["--config", CPU_SMALL, "--model", "lightwsp", "--trace", "results/traces/pmdk-hashmap-small.trace"]})
+    pts.append({"name": "special/trace/broi/pmdk-hashmap-small",
+                "args": ["--config", CPU_BROI, "--model", "broi", "--trace", "results/traces/pmdk-hashmap-small.trace"]})
+    about = ("Points of scripts/golden.py --kind cpu (persim run ARGS, run from the repository root). "
+             "small/MODEL/WL: every cpu workload and profile and the local BROI workloads under every region "
+             "model at the small size on configs/cpu_small.json; broi/MODEL/WL: the barrier models on "
+             "configs/cpu_broi_table3.json; remote/*: BROI's remote clients (2 RDMA channels, sync and bsp); "
+             "power-fail/*: sim.power_fail_ns part-way; crash-check/*: sim.crash_check; paper-config/*: the "
+             "LightWSP Table I and III configs at the small size; special/*: other keys and recorded traces. "
+             "\"skipped\": candidates that do not run, with the exit status and persim's message. "
+             "Regenerate with scripts/golden.py --make-points --kind cpu.")
+    return write_points(persim, a, pts, about)
 
 
 if __name__ == "__main__":
