@@ -50,15 +50,48 @@ class PerSeed(unittest.TestCase):
 
 
 class Rule(unittest.TestCase):
+    def test_effect(self):
+        self.assertAlmostEqual(V.effect(1.07, 1.14), 0.5)
+        self.assertAlmostEqual(V.effect(0.85, 0.70), 0.5)
+        self.assertAlmostEqual(V.effect(1.0, 1.14), 0.0)
+        self.assertTrue(math.isnan(V.effect(1.1, 1.0)))
+        self.assertTrue(math.isnan(V.effect(1.1, None)))
+
     def test_matches(self):
-        # paper 1.14, persim 1.10 +- 0.02: same side of 1.0, within 10%
-        self.assertEqual(V.verdict(1.10, 0.02, 1.14)[0], "matches")
-        # below 1.0 on both sides
-        self.assertEqual(V.verdict(0.93, 0.01, 0.90)[0], "matches")
+        # paper 1.14, persim 1.12 +- 0.01: effect 0.86, within 1 +- 0.25, same side
+        self.assertEqual(V.verdict(1.12, 0.01, 1.14)[0], "matches")
+        # below 1.0 on both sides: paper 0.69, persim 0.72 (effect 0.90)
+        self.assertEqual(V.verdict(0.72, 0.01, 0.69)[0], "matches")
+        # the boundary |m - p| = 0.25 |p - 1| is inside
+        self.assertEqual(V.verdict(1.30, 0.0, 1.40)[0], "matches")
+        # a claim's own tolerance
+        self.assertEqual(V.verdict(1.10, 0.0, 1.14, tol=0.1)[0], "same trend")
+
+    def test_ratio_tolerance_no_longer_enough(self):
+        # the old rule (10% on the ratio) said "matches" for these; the effect says otherwise
+        v, why = V.verdict(1.02, 0.005, 1.06)       # a third of a 6% effect
+        self.assertEqual(v, "differs")
+        self.assertIn("0.33", why)
+        self.assertEqual(V.verdict(1.10, 0.02, 1.14)[0], "same trend")   # effect 0.71
+        self.assertEqual(V.verdict(1.16, 0.01, 1.06)[0], "differs")      # 2.7x the effect
+
+    def test_issue_gaps(self):
+        # the gaps of issue 21, persim's value against the paper's
+        self.assertEqual(V.verdict(14.9, 0.0, 1.51)[0], "differs")       # Capri overhead, 27x the effect
+        self.assertEqual(V.verdict(3.02, 0.0, 1.09)[0], "differs")       # LightWSP geomean
+        self.assertEqual(V.verdict(1.00, 0.0, 0.69)[0], "differs")       # AGPM identical to NT
+        self.assertEqual(V.verdict(0.99, 0.0, 1.14)[0], "differs")       # SBRP-far reversed
+        self.assertEqual(V.verdict(1.99, 0.0, 1.16)[0], "differs")       # BROI over epoch, 6x
+        self.assertEqual(V.verdict(1.19, 0.0, 1.16)[0], "matches")       # ... at 2 threads, effect 1.19
+        self.assertEqual(V.verdict(1.00, 0.0, 0.09)[0], "differs")       # Table 3 by construction
+        self.assertEqual(V.verdict(1.10, 0.0, 1.14)[0], "same trend")    # effect 0.71
+        self.assertEqual(V.verdict(1.10, 0.0, 1.09)[0], "matches")       # LightWSP profiles at 46 GB/s
 
     def test_same_trend(self):
-        # paper 2.16, persim 1.28 +- 0.03: same ordering, 41% off
-        self.assertEqual(V.verdict(1.28, 0.03, 2.16)[0], "same trend")
+        # paper 2.16, persim 1.70 +- 0.03: effect 0.60
+        self.assertEqual(V.verdict(1.70, 0.03, 2.16)[0], "same trend")
+        # paper 2.16, persim 1.28: effect 0.24 -> differs (was "same trend" under the ratio rule)
+        self.assertEqual(V.verdict(1.28, 0.03, 2.16)[0], "differs")
         # direction-only claim in the right direction
         self.assertEqual(V.verdict(1.30, 0.05, None, kind="greater")[0], "same trend")
 
@@ -70,32 +103,50 @@ class Rule(unittest.TestCase):
         self.assertEqual(V.verdict(1.2, 0.01, None, kind="less")[0], "differs")
 
     def test_differs_inside_noise(self):
-        # persim's mean is within 10% of the paper's 1.06, but its CI contains 1.0
-        v, why = V.verdict(1.04, 0.05, 1.06)
+        # persim's mean is the paper's effect, but its CI contains 1.0
+        v, why = V.verdict(1.06, 0.07, 1.06)
         self.assertEqual(v, "differs")
         self.assertIn("noise", why)
         # an exact number is inside noise only when it is exactly 1.0
         self.assertEqual(V.verdict(1.0, 0.0, 1.06)[0], "differs")
-        self.assertEqual(V.verdict(1.03, 0.0, 1.06)[0], "matches")
+        self.assertEqual(V.verdict(1.05, 0.0, 1.06)[0], "matches")
 
     def test_equal_claims(self):
         # paper: "within 1%"; persim 1.034 -> differs; 1.004 -> matches
         self.assertEqual(V.verdict(1.034, 0.002, kind="equal", tol=0.01)[0], "differs")
         self.assertEqual(V.verdict(1.004, 0.002, kind="equal", tol=0.01)[0], "matches")
-        # a paper value of exactly 1.0 is a no-difference claim
-        self.assertEqual(V.verdict(1.02, 0.01, 1.0)[0], "matches")
+        # a paper value of exactly 1.0 is a no-difference claim (default tolerance 1%)
+        self.assertEqual(V.verdict(1.005, 0.01, 1.0)[0], "matches")
+        self.assertEqual(V.verdict(1.02, 0.01, 1.0)[0], "differs")
 
     def test_nan(self):
         self.assertEqual(V.verdict(float("nan"), 0.1, 1.1)[0], "n/a")
 
     def test_claims_table(self):
         c = V.Claims()
-        c.add("Fig. X", "A over B", (1.10, 0.02, 5), 1.14)
-        c.add("Fig. X", "C over D", (1.28, 0.03, 5), 2.16)
-        c.add("Fig. X", "E over F", (1.04, 0.05, 5), 1.06)
-        self.assertEqual(c.counts(), {"matches": 1, "same trend": 1, "differs": 1})
+        c.add("Fig. X", "A over B", (1.12, 0.02, 5), 1.14)
+        c.add("Fig. X", "C over D", (1.70, 0.03, 5), 2.16, headline=True)
+        c.add("Fig. X", "E over F", (1.04, 0.05, 5), 1.06, headline=True)
+        c.add("Fig. Y", "G over H", (3.0, 0.0, 1), 1.5, headline=True)
+        self.assertEqual(c.counts(), {"matches": 1, "same trend": 1, "differs": 2})
         t = c.table()
-        self.assertIn("| Fig. X | A over B | 1.10 ± 0.02 | 1.14 | 0.96 | 10% | **matches**", t)
+        self.assertIn("| Fig. X | A over B | 1.12 ± 0.02 | 1.14 | 0.86 [0.71, 1.00] | **matches**", t)
+        self.assertIn("| 3.00 (exact) | 1.50 | 4.00 | **differs**", t)
+        # headlines: only the flagged ones, largest |effect - 1| first (4.00 [G], then 0.60 [C], then 0.67 [E])
+        hl = c.headlines().splitlines()[2:]
+        self.assertEqual(len(hl), 3)
+        self.assertIn("G over H", hl[0])
+        self.assertIn("C over D", hl[1])
+        self.assertIn("E over F", hl[2])
+
+    def test_provenance(self):
+        d, dirty = V.provenance()
+        self.assertTrue(d)
+        self.assertEqual(dirty, d.endswith("-dirty"))
+        line = V.provenance_line("scripts/x.py", ["abc", "abc", "def"])
+        self.assertIn(d, line)
+        self.assertIn("`abc`, `def`", line)
+        self.assertEqual("uncommitted" in line, dirty)
 
     def test_plateau(self):
         # windows 6, 8, 10 not separated by the seeds; 2 clearly worse

@@ -16,28 +16,35 @@ has an unknown spread (half = nan).
 Verdict rule (RULE below is printed into each results README)
 ------------------------------------------------------------
 Every paper claim is a ratio of two designs (A over B: a speedup, a normalized time, a count
-ratio); 1.0 means "no difference". The paper gives either a number (kind "value"), only a
+ratio); 1.0 means "no difference". The paper gives either a number p (kind "value"), only a
 direction (kind "greater": A > B, "less": A < B), or says there is no difference within a
 tolerance (kind "equal"). persim gives mean m with 95% CI half-width h.
 
+The rule is on the *effect*, not on the ratio m/p: a 6% effect reproduced as 2% is a third of the
+effect, though 1.02/1.06 is within 4%.
+    effect = (m - 1) / (p - 1)     (1 = the paper's effect reproduced; 0 = no effect; < 0 reversed)
   1. persim's ordering: "above" if m - h > 1, "below" if m + h < 1, otherwise "inside noise"
      (for an exact quantity h = 0, so only m == 1 is inside noise).
-  2. kind "value" and "greater"/"less":
-       ordering reversed (persim above/below where the paper is below/above 1)  -> differs
-       persim inside noise                                                       -> differs
-       same ordering, |m / paper - 1| <= tol (kind "value" only)                 -> matches
-       same ordering otherwise (magnitude outside tol, or no paper number)       -> same trend
+  2. kind "value":
+       |m - p| <= TOL |p - 1| (effect within 1 +- TOL, TOL = 0.25, or the claim's own
+       stated tolerance) and persim's CI on the paper's side of 1.0              -> matches
+       CI on the paper's side of 1.0 and effect in [0.5, 2]                      -> same trend
+       otherwise (ordering reversed, inside noise, or effect < 0.5 or > 2)       -> differs
+     kind "greater"/"less" (no paper number, no effect):
+       CI on the paper's side of 1.0                                             -> same trend
+       otherwise                                                                 -> differs
      (a paper value of exactly 1.0 with kind "value" is treated as kind "equal")
-  3. kind "equal" (paper: A and B within tol of each other):
+  3. kind "equal" (paper: A and B within tol of each other, tol absolute on the ratio):
        |m - 1| <= tol                                                            -> matches
        otherwise                                                                  -> differs
-The default tolerance is TOL = 10% of the paper's number; a claim may state its own (e.g. the
-paper's "within 1%"). The verdict is mechanical; the explanation of a difference is written by
-hand in the figure scripts' notes.
+The verdict is mechanical (one function, `verdict`); the explanation of a difference is written by
+hand in the figure scripts' notes. `provenance()` gives the commit (git describe --dirty) that the
+results READMEs print.
 """
 import math
 
-TOL = 0.10
+TOL = 0.25          # on the effect: |m - p| <= TOL * |p - 1|
+TREND = (0.5, 2.0)  # effect range of "same trend"
 
 # Two-sided 95% Student-t quantiles t(0.975, df), df = n - 1 (standard table values).
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
@@ -45,13 +52,15 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8:
        18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
 
 RULE = ("**Verdict rule** (`scripts/verdict.py`, the same for every figure): each claim is a ratio of two "
-        "designs, 1.0 = no difference; persim's value is the mean over seeds with its 95% Student-t confidence "
-        "interval (CI). *matches*: persim's mean within {tol} of the paper's number and persim's CI on the same "
-        "side of 1.0 as the paper; *same trend*: same side of 1.0 (same ordering of the designs), magnitude outside "
-        "the tolerance (or the paper gives only a direction); *differs*: the ordering is reversed, or persim's CI "
-        "contains 1.0 (the difference is inside persim's noise). For a claim of no difference (\"within 1%\") "
+        "designs, 1.0 = no difference; persim's value m is the mean over seeds with its 95% Student-t confidence "
+        "interval (CI); for a paper number p the *effect* is (m - 1)/(p - 1): 1 = the paper's effect reproduced, "
+        "0 = no effect, negative = reversed. *matches*: |m - p| <= {tol} of |p - 1| (effect within 1 ± {tol}) and "
+        "persim's CI on the paper's side of 1.0; *same trend*: CI on the paper's side of 1.0 and effect between 0.5 "
+        "and 2 (or the paper gives only a direction); *differs*: anything else (ordering reversed, CI contains 1.0, "
+        "or less than half / more than twice the paper's effect). For a claim of no difference (\"within 1%\") "
         "*matches* means persim's mean is within that tolerance of 1.0, else *differs*. *exact* = every run "
-        "behind the number is seed-independent (one run, no spread).")
+        "behind the number is seed-independent (one run, no spread). Tables are sorted by |effect - 1|, the "
+        "largest gaps first.")
 
 
 def t95(df):
@@ -94,18 +103,28 @@ def side(m, h):
     return "noise"
 
 
-def verdict(m, h, paper=None, kind="value", tol=TOL):
+def effect(m, paper):
+    """(m - 1)/(paper - 1): the share of the paper's effect persim reproduces (nan if undefined)."""
+    if isnan(m) or paper is None or isnan(paper) or paper == 1.0:
+        return float("nan")
+    return (m - 1.0) / (paper - 1.0)
+
+
+def verdict(m, h, paper=None, kind="value", tol=None):
     """The verdict for persim mean m (CI half-width h) against the paper: 'matches', 'same trend',
-    'differs' or 'n/a'; returns (verdict, short reason)."""
+    'differs' or 'n/a'; returns (verdict, short reason). tol: for kind "value" the tolerance on the
+    effect (default TOL), for kind "equal" the absolute tolerance of the ratio around 1.0."""
     if isnan(m):
         return "n/a", "no persim number"
     if kind == "value" and paper is not None and paper == 1.0:
         kind = "equal"
     if kind == "equal":
+        tol = 0.01 if tol is None else tol
         d = abs(m - 1.0)
         if d <= tol:
             return "matches", f"within {tol:.0%} of 1.0"
         return "differs", f"{d:.1%} from 1.0, paper within {tol:.0%}"
+    tol = TOL if tol is None else tol
     if kind == "value":
         if paper is None or isnan(paper):
             return "n/a", "no paper number"
@@ -123,10 +142,12 @@ def verdict(m, h, paper=None, kind="value", tol=TOL):
         return "differs", "ordering reversed"
     if kind != "value":
         return "same trend", "same ordering; the paper gives no number"
-    r = m / paper
-    if abs(r - 1.0) <= tol:
-        return "matches", f"within {tol:.0%}"
-    return "same trend", f"same ordering, {abs(r - 1.0):.0%} off"
+    e = effect(m, paper)
+    if abs(m - paper) <= tol * abs(paper - 1.0):
+        return "matches", f"effect {e:.2f}, within 1 ± {tol:.2g}"
+    if TREND[0] <= e <= TREND[1]:
+        return "same trend", f"effect {e:.2f}"
+    return "differs", f"effect {e:.2f}: {'under half' if e < TREND[0] else 'over twice'} the paper's"
 
 
 def fmt(x, nd=2):
@@ -194,39 +215,72 @@ def ratio(a, b):
 
 
 
+def fmt_effect(e, lo, hi):
+    """'0.45 [0.40, 0.50]' (the effect and its range over persim's CI); 'n/a' if undefined."""
+    if isnan(e):
+        return "n/a"
+    if isnan(lo) or isnan(hi) or (lo == e and hi == e):
+        return f"{e:.2f}"
+    return f"{e:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
 class Claims:
-    """Collects the claims of one README and renders the verdict table."""
+    """Collects the claims of one README and renders the verdict tables: `table()` in the order the
+    claims were added, sorted by |effect - 1| (largest gaps first) with sort=True; `headlines()` the
+    claims added with headline=True (all claims if none is), sorted so."""
 
     def __init__(self):
         self.rows = []
 
-    def add(self, where, claim, est, paper=None, kind="value", tol=TOL, paper_text=None):
+    def add(self, where, claim, est, paper=None, kind="value", tol=None, paper_text=None, headline=False):
         """est = (mean, half, n) from summarize(); paper = the paper's number (or None)."""
         m, h, n = est
         v, why = verdict(m, h, paper, kind, tol)
         if paper_text is None:
             paper_text = fmt(paper) if paper is not None else {"greater": "> 1", "less": "< 1", "equal": "1.00"}.get(kind, "-")
-        ratio = m / paper if paper not in (None, 0) and not isnan(m) else (m if kind == "equal" else NAN)
+        e = effect(m, paper) if kind == "value" else NAN
+        hh = 0.0 if isnan(h) else h
+        ends = [effect(m - hh, paper), effect(m + hh, paper)] if not isnan(e) else [NAN, NAN]
         self.rows.append(dict(where=where, claim=claim, m=m, h=h, n=n, paper=paper, paper_text=paper_text,
-                              ratio=ratio, verdict=v, why=why, tol=tol, kind=kind))
+                              effect=e, effect_lo=min(ends), effect_hi=max(ends), verdict=v, why=why,
+                              tol=tol, kind=kind, headline=headline))
         return v
 
-    def counts(self):
+    def counts(self, rows=None):
         c = {}
-        for r in self.rows:
+        for r in (self.rows if rows is None else rows):
             c[r["verdict"]] = c.get(r["verdict"], 0) + 1
         return c
 
-    def table(self, nd=2):
-        L = ["| figure | claim | persim (mean ± 95% CI) | paper | persim / paper | tolerance | verdict |",
-             "|---|---|---|---|---|---|---|"]
-        for r in self.rows:
+    @staticmethod
+    def gap(r):
+        """Sort key: |effect - 1| (claims without an effect after those with one, then by verdict)."""
+        e = r["effect"]
+        if isnan(e):
+            return (1, {"differs": 0, "same trend": 1, "matches": 2}.get(r["verdict"], 3), 0.0)
+        return (0, 0, -abs(e - 1.0))
+
+    def table(self, nd=2, sort=False, rows=None):
+        rows = list(self.rows if rows is None else rows)
+        if sort:
+            rows.sort(key=Claims.gap)
+        L = ["| figure | claim | persim (mean ± 95% CI) | paper | effect [over the CI] | verdict |",
+             "|---|---|---|---|---|---|"]
+        for r in rows:
             L.append(f"| {r['where']} | {r['claim']} | {fmt_ci(r['m'], r['h'], r['n'], nd)} | {r['paper_text']} | "
-                     f"{fmt(r['ratio']) if isnan(r['ratio']) or abs(r['ratio']) >= 0.01 else format(r['ratio'], '.2g')} | {r['tol']:.0%} | **{r['verdict']}** ({r['why']}) |")
+                     f"{fmt_effect(r['effect'], r['effect_lo'], r['effect_hi'])} | **{r['verdict']}** ({r['why']}) |")
         return "\n".join(L)
 
-    def summary(self):
-        c = self.counts()
+    def headline_rows(self):
+        hl = [r for r in self.rows if r["headline"]]
+        return hl if hl else list(self.rows)
+
+    def headlines(self, nd=2):
+        """The headline claims sorted by |effect - 1|, largest gap first."""
+        return self.table(nd, sort=True, rows=self.headline_rows())
+
+    def summary(self, rows=None):
+        c = self.counts(rows)
         return ", ".join(f"{c.get(k, 0)} {k}" for k in ("matches", "same trend", "differs", "n/a") if c.get(k))
 
 
@@ -247,6 +301,68 @@ def plateau(series, exact=False, higher_is_better=True):
         if abs(m) <= h:
             out.append(k)
     return best, out
+
+
+# ---- provenance ----------------------------------------------------------------------------
+
+def provenance(root=None):
+    """(describe, dirty): `git describe --always --dirty` of the repository (ROOT by default) and
+    whether the tree has uncommitted changes; ("unknown", False) outside a git checkout."""
+    import os
+    import subprocess
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        d = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12"],
+                           capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        d = ""
+    return (d or "unknown"), d.endswith("-dirty")
+
+
+def provenance_line(script, runs_from=None):
+    """The line every results README carries: the commit it was generated from, and a warning when
+    the tree was dirty. runs_from: the persim_git values of the sweep rows behind the numbers."""
+    d, dirty = provenance()
+    s = f"Generated by `{script}` at commit `{d}`"
+    if dirty:
+        s += " **from a tree with uncommitted changes (dirty): the numbers may not match any commit**"
+    s += "."
+    if runs_from:
+        vals = sorted({v for v in runs_from if v})
+        if vals:
+            s += " Runs by persim " + ", ".join(f"`{v}`" for v in vals[:4]) + (f" and {len(vals) - 4} more" if len(vals) > 4 else "") + "."
+    return s
+
+
+# ---- figure conventions (every figure script): the paper's numbers and the seeds on the plot ----
+
+PAPER_STYLE = dict(marker="D", color="red", markeredgecolor="black", markersize=6, linestyle="none", zorder=5)
+
+
+def paper_marks(ax, xs, ys, label="paper's value"):
+    """The paper's number for each bar or point: a red diamond at (x, y) (y None/nan = the paper gives
+    none for that bar). Returns the legend handle (or None when no mark was drawn)."""
+    pts = [(x, y) for x, y in zip(xs, ys) if y is not None and not isnan(y)]
+    if not pts:
+        return None
+    h, = ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **PAPER_STYLE)
+    return h
+
+
+def paper_line(ax, y, label="paper's value", horizontal=True):
+    """A reference line at the paper's number (a figure where the paper gives one number for all)."""
+    if y is None or isnan(y):
+        return None
+    return (ax.axhline if horizontal else ax.axvline)(y, color="red", linestyle="--", linewidth=1.2, label=label,
+                                                      zorder=4)
+
+
+def seeds_text(n, exact_note=True):
+    """The caption fragment every figure with error bars carries: how many seeds are behind them."""
+    s = f"error bars: 95% CI over {n} seed{'s' if n != 1 else ''}"
+    if exact_note:
+        s += "; hatched: seed-independent (one run, no spread)"
+    return s
 
 
 # ---- sweep rows (persim sweep's sweep.csv, docs/sweeps.md), shared by the figure scripts ----------
