@@ -115,7 +115,7 @@ Args parse(int argc, char **argv)
         std::exit(0);
     }
     if (a.cmd == "--version") {
-        std::printf("persim %s\n", version());
+        std::printf("persim %s (%s)\n", version(), git_describe());
         std::exit(0);
     }
     if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash")

@@ -103,6 +103,7 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     std::string header = "config,model,placement,eadr,workload,size,seed,status,verified";
     for (const auto &c : cols) header += "," + c;
     header += std::string(",host_seconds") + (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
+    header += ",persim_git";
     if (!fresh) {
         std::ifstream in(path);
         std::string have;
@@ -128,6 +129,7 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
         o << "," << rj["recovery_ns"].dump() << "," << rj["crash_free_ns"].dump() << "," << rj["recovery_ratio"].dump()
           << "," << rj["work_words"].dump();
     }
+    o << "," << git_describe();
     o << "\n";
 }
 
@@ -213,7 +215,8 @@ RunResult run_simulation(const RunSpec &spec)
                         {"status", res.status},
                         {"verified", res.verified},
                         {"message", res.message},
-                        {"persim_version", version()}};
+                        {"persim_version", version()},
+                        {"persim_git", git_describe()}};
 
     if (spec.observer) spec.observer->on_finished(lp, res);   // checks (docs/checking.md)
     if (spec.write_files) {

@@ -1,0 +1,15 @@
+# Writes OUT (a C++ header) with PERSIM_GIT = `git describe --always --dirty --abbrev=12` of SRC, or
+# "unknown" outside a git checkout. Run at every build (target persim_gitrev); the file is rewritten
+# only when the value changes, so an unchanged tree rebuilds nothing.
+execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12
+                OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR rev STREQUAL "")
+  set(rev "unknown")
+endif()
+set(text "#pragma once\n#define PERSIM_GIT \"${rev}\"\n")
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+endif()
+if(NOT "${old}" STREQUAL "${text}")
+  file(WRITE "${OUT}" "${text}")
+endif()
