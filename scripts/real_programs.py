@@ -40,6 +40,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict as V  # noqa: E402
+# The papers' numbers these comparisons are read against (quoted, never used by the simulator):
+PAPER = {"capri": 1.505, "ppa": 1.081, "lightwsp": 1.090,   # LightWSP V-B: 50.5%, 8.1%, 9.0% overhead over none
+         "broi_mem": 1.16, "broi_ops": 1.28}                  # BROI VII-A: +16% memory, +28% operational throughput
 LW_MODELS = ["none", "capri", "ppa", "lightwsp", "psp"]
 BROI_MODELS = ["broi-epoch", "broi"]
 LW_CFG = "configs/cpu_lightwsp_table1.json"
@@ -196,7 +201,8 @@ def main():
                 rows.append({"program": name, "config": cfg, "model": m, "sim_ns": r.get("sim_ns"),
                              "instructions": r.get("instructions"), "nvm_write_bw": r.get("nvm_write_bw"),
                              "regions": r.get("regions"), "wpq_overflows": r.get("wpq_overflows"),
-                             "barriers": r.get("barriers"), "status": r.get("status"), "host_s": r["host_s"]})
+                             "barriers": r.get("barriers"), "status": r.get("status"), "host_s": r["host_s"],
+                             "persim_git": r.get("persim_git")})
     with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
@@ -256,7 +262,11 @@ def main():
         ax.set_xticklabels([row[0] for row in lw], rotation=20, fontsize=8)
         ax.set_yscale("log")
         ax.set_ylabel("slowdown over none")
-        ax.set_title("LightWSP Fig. 7 comparison on traced real programs")
+        g = len(lw) - 1   # the geomean group: the paper's V-B geomeans as markers
+        V.paper_marks(ax, [g + i * wdt for i in range(len(LW_MODELS) - 1)],
+                      [PAPER.get(m) for m in LW_MODELS[1:]], "paper's geomean (V-B)")
+        ax.set_title("LightWSP Fig. 7 comparison on traced real programs (one recording each, no seed spread)",
+                     fontsize=9)
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "lightwsp.png"), dpi=110)
@@ -267,12 +277,16 @@ def main():
         ax.set_xticks(range(len(br)))
         ax.set_xticklabels([r[0] for r in br], rotation=20, fontsize=8)
         ax.set_ylabel("BROI-mem over Epoch")
-        ax.set_title("BROI Fig. 9/10 comparison on traced real programs")
+        g = len(br) - 1
+        V.paper_marks(ax, [g - 0.2, g + 0.2], [PAPER["broi_mem"], PAPER["broi_ops"]], "paper's geomean (VII-A)")
+        ax.set_title("BROI Fig. 9/10 comparison on traced real programs (one recording each, no seed spread)",
+                     fontsize=9)
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "broi.png"), dpi=110)
     except ImportError:
         log("matplotlib missing: no PNGs")
+    write_readme_blocks(args.out, lw, br, crash, rows)
     log("done in %.0f s: %s" % (time.time() - t0, args.out))
     # the generator-based headline numbers, for the README
     g7 = {r["workload"]: r for r in read_csv(os.path.join(ROOT, "results", "lightwsp", "fig7.csv"))}
@@ -283,6 +297,63 @@ def main():
         log("%-14s " % row[0] + " ".join("%s %.3f" % (m, x) for m, x in zip(LW_MODELS[1:], row[1:])))
     for r in br:
         log("%-14s bw ratio %.3f throughput %.3f" % (r[0], r[3], r[4]))
+
+
+def md_table(header, rows):
+    L = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        L.append("| " + " | ".join(x if isinstance(x, str) else ("%.4f" % x if isinstance(x, float) else str(x))
+                                   for x in r) + " |")
+    return "\n".join(L)
+
+
+def claims(lw, br):
+    """The verdicts of the real-program numbers against the papers' (one recording: exact numbers)."""
+    C = V.Claims()
+    geo = {m: lw[-1][i + 1] for i, m in enumerate(LW_MODELS[1:])}
+    ex = lambda x: V.summarize([x], exact=True)
+    for m in ("lightwsp", "ppa", "capri"):
+        C.add("LightWSP Fig. 7", f"{m} slowdown over none, geomean of the traces (V-B: "
+              f"{100 * (PAPER[m] - 1):.1f}% overhead)", ex(geo[m]), PAPER[m], headline=True)
+    C.add("LightWSP Fig. 7", "lightwsp over ppa, geomean (V-B: \"similar performance\"; no difference within 5%)",
+          ex(geo["lightwsp"] / geo["ppa"]), None, kind="equal", tol=0.05, paper_text="1.01 (equal within 5%)")
+    C.add("BROI Fig. 9", "BROI-mem over Epoch, NVM write bandwidth, geomean of the traces (VII-A: +16%)",
+          ex(br[-1][3]), PAPER["broi_mem"], headline=True)
+    C.add("BROI Fig. 10", "BROI-mem over Epoch, throughput, geomean of the traces (VII-A: +28%)",
+          ex(br[-1][4]), PAPER["broi_ops"], headline=True)
+    return C
+
+
+def write_readme_blocks(out, lw, br, crash, rows):
+    """Rewrites the generated blocks of out/README.md (between `<!-- generated:NAME -->` and
+    `<!-- /generated:NAME -->`): provenance and claims, the three tables. The prose between them is
+    hand-written and must be reread after a regeneration."""
+    path = os.path.join(out, "README.md")
+    try:
+        text = open(path).read()
+    except OSError:
+        log("no %s: generated blocks not written" % path)
+        return
+    C = claims(lw, br)
+    blocks = {
+        "claims": "\n".join([V.provenance_line("scripts/real_programs.py", [r.get("persim_git") for r in rows]), "",
+                             "Headline claims, largest gap first (one recording per program: every number is exact, "
+                             "no seed spread):", "", C.headlines(), "",
+                             V.RULE.format(tol=f"{V.TOL:.0%}"), "", f"Summary: {C.summary()} ({len(C.rows)} claims).",
+                             "", C.table(sort=True)]),
+        "lightwsp": md_table(["program"] + LW_MODELS[1:], lw),
+        "broi": md_table(["program", "epoch_nvm_write_bw_gbps", "broi_nvm_write_bw_gbps", "bw_ratio",
+                          "throughput_speedup"], br),
+        "crash": md_table(["program"] + [c for _, m in CRASH for c in (m + "_exit", m + "_violations")], crash),
+    }
+    for name, body in blocks.items():
+        a, b = "<!-- generated:%s -->" % name, "<!-- /generated:%s -->" % name
+        if a in text and b in text:
+            i, j = text.index(a) + len(a), text.index(b)
+            text = text[:i] + "\n" + body + "\n" + text[j:]
+        else:
+            log("README.md has no %s block: not updated" % name)
+    open(path, "w").write(text)
 
 
 if __name__ == "__main__":
