@@ -10,6 +10,7 @@ struct agpm_sel {
     uint64_t cur_num, cur_den;      /* CWPPR sums of the current period */
     uint64_t prev_num, prev_den;    /* ... of the previous period */
     int      has_prev;
+    uint32_t lo;                    /* lower clamp in force (thr_min, or a smaller small-kernel threshold) */
     uint8_t  path, prev_path, reason;
 };
 
@@ -24,6 +25,8 @@ agpm_sel_cfg agpm_sel_default_cfg(void)
     c.thr_max = 1000000000u;
     c.step_pct = 10;
     c.initial_path = AGPM_PATH_NT;
+    c.coded_path = AGPM_PATH_T;
+    c.small_periods = 4;
     return c;
 }
 
@@ -35,6 +38,7 @@ static int cfg_ok(const agpm_sel_cfg *c)
     if (c->thr_init < c->thr_min || c->thr_init > c->thr_max) return 0;
     if (c->step_pct > 100) return 0;
     if (c->initial_path != AGPM_PATH_T && c->initial_path != AGPM_PATH_NT) return 0;
+    if (c->coded_path != AGPM_PATH_T && c->coded_path != AGPM_PATH_NT) return 0;
     return 1;
 }
 
@@ -47,6 +51,7 @@ int agpm_sel_init(void *mem, const agpm_sel_cfg *cfg)
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
     s->thr = cfg->thr_init;
+    s->lo = cfg->thr_min;
     s->path = s->prev_path = (uint8_t)cfg->initial_path;
     s->reason = AGPM_R_NONE;
     return 0;
@@ -137,7 +142,7 @@ static void adapt(agpm_sel *s)
         uint64_t t;
         if (cmp_prod(cn, pd, pn, cd) > 0) { t = s->thr + step; s->stats.thr_up++; }
         else { t = s->thr - step; s->stats.thr_down++; }
-        if (t < s->cfg.thr_min) t = s->cfg.thr_min;
+        if (t < s->lo) t = s->lo;
         if (t > s->cfg.thr_max) t = s->cfg.thr_max;
         s->thr = (uint32_t)t;
     }
@@ -159,6 +164,29 @@ agpm_path agpm_sel_end_period(agpm_sel *s, const agpm_sel_in *in)
     adapt(s);
     s->logs = 0;
     return (agpm_path)s->path;
+}
+
+uint32_t agpm_sel_kernel_threshold(const agpm_sel_cfg *cfg, uint64_t sm_logs)
+{
+    if (cfg->small_periods == 0 || sm_logs >= cfg->thr_init) return cfg->thr_init;
+    uint64_t t = (sm_logs + cfg->small_periods - 1) / cfg->small_periods;
+    if (t < cfg->min_log) t = cfg->min_log;
+    if (t < 1) t = 1;
+    if (t > cfg->thr_max) t = cfg->thr_max;
+    return (uint32_t)t;
+}
+
+uint32_t agpm_sel_kernel_start(agpm_sel *s, uint64_t sm_logs)
+{
+    s->stats.kernels++;
+    s->thr = agpm_sel_kernel_threshold(&s->cfg, sm_logs);
+    if (s->cfg.small_periods && sm_logs < s->cfg.thr_init) s->stats.small_kernels++;
+    s->lo = s->thr < s->cfg.thr_min ? s->thr : s->cfg.thr_min;
+    s->logs = 0;
+    s->cur_num = s->cur_den = 0;
+    s->prev_num = s->prev_den = 0;
+    s->has_prev = 0;
+    return s->thr;
 }
 
 agpm_path   agpm_sel_path(const agpm_sel *s) { return (agpm_path)s->path; }

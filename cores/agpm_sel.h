@@ -58,9 +58,27 @@
  *   CWPPR(cur) >  CWPPR(prev)       -> thr += thr * step_pct / 100   (integer, floor)
  *   otherwise (<=, ties included)    -> thr -= thr * step_pct / 100
  *   then clamped to [thr_min, thr_max] (the paper gives no bounds); cur becomes prev.
- * "when the number of log updates ... of the entire GPU kernel is less than 10000, the threshold
- * will be initialized with a smaller value": the paper gives no value; the caller may pass its
- * own thr_init.
+ * Small kernels (IV-A): "In some cases when the number of log updates to PM of the entire GPU
+ * kernel is less than 10000, the threshold will be initialized with a smaller value." The paper
+ * gives no value; persim's rule (agpm_sel_kernel_start, called at every kernel launch with the
+ * launch's log updates expected on this SM = the launch's log updates / number of SMs, because
+ * persim counts periods per SM): if that count is below thr_init, the threshold of this launch is
+ *     max(min_log, ceil(count / small_periods))     (persim's; small_periods = 0: rule off)
+ * clamped to [1, thr_max], else thr_init. The floor min_log keeps a period from being reason e
+ * (log < min_log) by construction; a launch whose count is below min_log ends no period (it is
+ * "too small", reason e's NT, which the selector keeps only if it is already on NT -- it keeps
+ * the path it has). At every launch the period's log count and CWPPR restart and the first
+ * period of the launch is not adapted ("initialized" per kernel); the path carries over from the
+ * previous launch (persim's: the paper does not say). While a small-kernel threshold is in force
+ * the adaptation clamps to [min(thr_min, that threshold), thr_max].
+ *
+ * Coded path (IV-B's path-change mark; docs/models/agpm.md): cfg.coded_path is the path the
+ * program wrote its log stores for (store + clwb = T, or NT stores). A log update the selector
+ * sends over another path gets the mark: coded NT sent over T -> an added clwb-like write-back;
+ * coded T sent over NT -> the program's clwb is dropped (agpm_buf_log_write(..., coded, selected)).
+ * Default T: the paper's programs are Lin et al.'s CTA-level undo logging, whose log is persisted
+ * with a clwb followed by a fence (section II-A, Figure 1; V-A: the PM instructions are inserted
+ * by inline assembly, the log "is persisted"); IV-B speaks of "the original clwb" of a log store.
  *
  * The path before the first period ends is cfg.initial_path (the paper does not say; default NT,
  * the conventional choice for logs, section I). Caller-owned state: agpm_sel_bytes() bytes. */
@@ -86,10 +104,12 @@ typedef struct agpm_sel_cfg {
     uint32_t thr_min, thr_max;      /* clamp of the adapted threshold, 1 <= min <= max */
     uint32_t step_pct;              /* adaptation step in percent (paper: 10), 0..100 */
     uint32_t initial_path;          /* agpm_path before the first period ends (T or NT) */
+    uint32_t coded_path;            /* agpm_path the program coded its log stores for (T or NT; paper: T) */
+    uint32_t small_periods;         /* small-kernel rule: periods per SM of a small launch (persim: 4; 0 = off) */
 } agpm_sel_cfg;
 
 /* The paper's values: ratio 1/4, min_log 100, threshold 10000 (bounds 100..1e9), step 10 %,
- * initial path NT. */
+ * initial path NT, coded path T; persim's small-kernel rule with 4 periods per SM. */
 agpm_sel_cfg agpm_sel_default_cfg(void);
 
 typedef struct agpm_sel_in {
@@ -106,6 +126,7 @@ char        agpm_reason_letter(agpm_reason r);   /* 'a'..'h', '-' for none */
 
 typedef struct agpm_sel_stats {
     uint64_t log_updates, pm_requests, periods, thr_up, thr_down, path_changes;
+    uint64_t kernels, small_kernels;   /* launches seen (agpm_sel_kernel_start), of them small */
     uint64_t reasons[9];   /* periods classified per reason (index agpm_reason) */
 } agpm_sel_stats;
 
@@ -125,6 +146,16 @@ void agpm_sel_pm_done(agpm_sel *s, uint64_t cycles);
  * start a new period (log count and CWPPR sums cleared). Returns the new path. The caller resets
  * the AGPM buffers. in->log is taken as given (usually agpm_sel_period_logs()). */
 agpm_path agpm_sel_end_period(agpm_sel *s, const agpm_sel_in *in);
+
+/* Kernel launch (IV-A): `sm_logs` = the launch's log updates expected on this SM. Applies the
+ * small-kernel rule above (sets the threshold for the launch), restarts the period count and the
+ * CWPPR history; the path is kept. Returns the launch's threshold. The caller flushes the AGPM
+ * buffers (IV-B: "When a period ends or the kernel execution completes, all the contents ... will
+ * be flushed"). */
+uint32_t agpm_sel_kernel_start(agpm_sel *s, uint64_t sm_logs);
+/* The threshold the small-kernel rule gives for `sm_logs` (pure; thr_init if the rule is off or
+ * the launch is not small). */
+uint32_t agpm_sel_kernel_threshold(const agpm_sel_cfg *cfg, uint64_t sm_logs);
 
 /* ---- queries ---- */
 agpm_path   agpm_sel_path(const agpm_sel *s);        /* path for log updates now */

@@ -43,7 +43,7 @@ figures-broi: build
 	$(PYTHON) scripts/broi_figures.py --persim $(PERSIM) -j $(BROI_JOBS) --out $(BROI_OUT) $(if $(filter 1,$(BROI_FORCE)),--force)
 
 # AGPM evaluation (Figure 3, Table II, Figure 7) on the gpu system: specs in configs/experiments/agpm/,
-# raw sweeps in results/agpm/raw/, fig3/fig7.csv/png, table2.csv and README.md in results/agpm/
+# raw sweeps in results/agpm/raw/, fig3/fig7/sens.csv/png, table2.csv and README.md in results/agpm/
 # (scripts/agpm_figures.py; verdicts by scripts/verdict.py; docs/workloads-agpm.md).
 #   make figures-agpm                 run the sweeps (points already run are skipped) and redraw
 #   make figures-agpm AGPM_FORCE=1    rerun every point;  AGPM_JOBS=N  runs at a time (default 1)

@@ -158,6 +158,15 @@ std::vector<ParamDef> make_schema()
         I("persist.agpm.min_log", 100, "log updates", "agpm: reason e below this many log updates in a period (section III: 100)", 0, 1000000000),
         F("persist.agpm.ratio", 0.25, "fraction", "agpm: reason b/d split of the L1 log/all locality ratio (Table III: 0.25)", 0, 1),
         E("persist.agpm.initial_path", "nt", {"nt", "t"}, "agpm: log-write path before the first period ends (not in the paper: NT, section I)"),
+        E("persist.agpm.coded_path", "t", {"t", "nt"},
+          "agpm: the path the program coded its log stores for: t = store + clwb (the paper's programs: Lin et al.'s "
+          "CTA-level undo logging persists the log with a clwb and a fence, sections II-A/Figure 1, V-A), nt = "
+          "non-temporal stores; a log store coded for NT sent over T gets an added clwb-like write-back, one coded for "
+          "T sent over NT has its clwb dropped (IV-B)"),
+        I("persist.agpm.small_periods", 4, "periods",
+          "agpm: small-kernel rule (IV-A: a kernel with fewer log updates than the threshold starts with \"a smaller "
+          "value\", not given): a launch with fewer than persist.agpm.thr_init log updates per SM gets the threshold "
+          "max(persist.agpm.min_log, ceil(its log updates per SM / this)) (persim's rule and value; 0 = off)", 0, 1000000),
         I("persist.bucl.coalesce_lines", 1, "lines",
           "bucl: a log write whose warp op touches more lines than this is un-coalesced and bypasses the caches "
           "(threshold not given by the AGPM paper: persim, 1 = anything not fully coalesced)", 1, 64),

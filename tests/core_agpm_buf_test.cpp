@@ -313,3 +313,22 @@ TEST(AgpmBuf, FourWaysUseLruWithinEachHalf)
 }
 
 }  // namespace
+
+// The log update's read of the data it copies (`ld log`, docs/models/agpm.md) is recorded with no
+// path (coded and selected NONE): it allocates the data block in both ways, sets no path-change
+// mark, and the data store that follows re-hits its bytes in the all way (temporal locality of
+// all accesses, none of the log updates).
+TEST(AgpmBuf, LogReadOfTheDataBlockThenTheDataStore)
+{
+    Buf q(paper());
+    const uint64_t data = 0x5000;
+    ASSERT_EQ(agpm_buf_log_write(q.b, data, 128, AGPM_PATH_NONE, AGPM_PATH_NONE), 0);
+    EXPECT_EQ(agpm_buf_mark(q.b, data), AGPM_MARK_NONE);
+    EXPECT_EQ(agpm_buf_last_path(q.b, data), AGPM_PATH_NONE);
+    EXPECT_EQ(agpm_buf_access(q.b, data, 128), 1);   // the data store
+    agpm_vars v = vars(q.b);
+    EXPECT_EQ(v.t_all, 2u * 128);
+    EXPECT_EQ(v.s_all, 2u * 128 + 1);
+    EXPECT_EQ(v.t_log, 0u);
+    EXPECT_EQ(v.s_log, 0u);
+}

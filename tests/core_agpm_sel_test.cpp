@@ -371,3 +371,67 @@ TEST(AgpmSel, NtToTChangeMarksAWriteBack)
 }
 
 }  // namespace
+
+// The program's coding of its log stores (IV-B's path-change mark, persist.agpm.coded_path): the
+// paper's programs persist the log with a clwb and a fence (II-A, Figure 1; V-A), so T by default;
+// a coded path other than T / NT is refused.
+TEST(AgpmSel, CodedPathDefaultsToTAndIsChecked)
+{
+    agpm_sel_cfg c = agpm_sel_default_cfg();
+    EXPECT_EQ(c.coded_path, (uint32_t)AGPM_PATH_T);
+    std::vector<uint64_t> mem(agpm_sel_bytes() / 8 + 1);
+    c.coded_path = AGPM_PATH_NONE;
+    EXPECT_EQ(agpm_sel_init(mem.data(), &c), -1);
+    c.coded_path = AGPM_PATH_NT;
+    EXPECT_EQ(agpm_sel_init(mem.data(), &c), 0);
+    EXPECT_EQ(agpm_sel_config(reinterpret_cast<agpm_sel *>(mem.data()))->coded_path, (uint32_t)AGPM_PATH_NT);
+}
+
+// IV-A's rule for kernels with fewer log updates than the threshold ("initialized with a smaller
+// value"; the value is persim's): max(min_log, ceil(per-SM log updates / small_periods)).
+TEST(AgpmSel, SmallKernelRuleGivesASmallerThreshold)
+{
+    agpm_sel_cfg c = agpm_sel_default_cfg();
+    EXPECT_EQ(c.small_periods, 4u);
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 10000), 10000u);   // not small
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 50000), 10000u);
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 9999), 2500u);     // ceil(9999 / 4)
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 1200), 300u);
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 250), 100u);       // floor: min_log (no period is reason e by construction)
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 0), 100u);
+    c.min_log = 0;
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 0), 1u);
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 10), 3u);
+    c.small_periods = 0;                                       // rule off
+    EXPECT_EQ(agpm_sel_kernel_threshold(&c, 10), 10000u);
+}
+
+// A kernel start sets the launch's threshold, restarts the period and the CWPPR history (the first
+// period of a launch is not adapted), keeps the path; periods then end at the small threshold; the
+// adaptation clamps to the small threshold, not thr_min, while it is in force.
+TEST(AgpmSel, KernelStartAppliesTheRuleAndRestartsThePeriod)
+{
+    agpm_sel_cfg c = agpm_sel_default_cfg();
+    c.min_log = 1;
+    Sel q(c);
+    agpm_sel_in in{};
+    in.log = 1000;   // no locality: reason f -> NT
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(agpm_sel_log_update(q.s), 0);
+    EXPECT_EQ(agpm_sel_kernel_start(q.s, 40), 10u);             // ceil(40 / 4)
+    EXPECT_EQ(agpm_sel_period_logs(q.s), 0u);                  // the 7 above belong to the last launch
+    EXPECT_EQ(agpm_sel_threshold(q.s), 10u);
+    for (int i = 0; i < 9; ++i) EXPECT_EQ(agpm_sel_log_update(q.s), 0);
+    EXPECT_EQ(agpm_sel_log_update(q.s), 1);                    // the 10th ends the period
+    agpm_sel_pm_done(q.s, 50);
+    agpm_sel_end_period(q.s, &in);
+    EXPECT_EQ(agpm_sel_threshold(q.s), 10u);                   // first period of the launch: not adapted
+    agpm_sel_pm_done(q.s, 10);                                 // CWPPR fell: -10 %, to 9 (below thr_min 100)
+    agpm_sel_end_period(q.s, &in);
+    EXPECT_EQ(agpm_sel_threshold(q.s), 10u);                   // clamped at the launch's threshold
+    EXPECT_EQ(agpm_sel_get_stats(q.s)->small_kernels, 1u);
+    EXPECT_EQ(agpm_sel_get_stats(q.s)->kernels, 1u);
+    // a large launch gets thr_init back
+    EXPECT_EQ(agpm_sel_kernel_start(q.s, 20000), 10000u);
+    EXPECT_EQ(agpm_sel_get_stats(q.s)->small_kernels, 1u);
+    EXPECT_EQ(agpm_sel_get_stats(q.s)->kernels, 2u);
+}

@@ -38,6 +38,8 @@ const std::vector<std::pair<std::string, std::string>> kKeys = {
     {"*", "bypass_uncoalesced"}, {"*", "bypass_resv_fail"}, {"*", "periods"}, {"*", "reason_a"}, {"*", "reason_b"}, {"*", "reason_d"}, {"*", "reason_e"}, {"*", "reason_f"}, {"*", "reason_c"}, {"*", "reason_g"}, {"*", "path_switches"},
     {"*", "sms_on_nt"}, {"*", "threshold_up"}, {"*", "threshold_down"}, {"*", "threshold_min"},
     {"*", "l1d_t_log"}, {"*", "l1d_t_all"}, {"*", "l1d_s_log"}, {"*", "l2_t_log"},
+    {"*", "dropped_clwbs"}, {"*", "small_kernels"}, {"*", "kernels"}, {"*", "log_reads"}, {"*", "l2_t_all"},
+    {"*", "threshold_max"},
 };
 
 struct Res {
@@ -237,21 +239,60 @@ TEST(AgpmPaths, BuclBypassesOnAReservationFailure)
     EXPECT_EQ(st(c, "*", "log_t_lines"), 1);
 }
 
-TEST(AgpmPaths, NtToTWriteBackIsCounted)
+TEST(AgpmPaths, CodedPathPenaltyBothWays)
 {
-    // agpm starting on T: the program's log stores are coded NT, so every temporal log store is
-    // marked NT -> T by the L1 AGPM buffer and gets the added clwb-like write-back.
-    Res a = run_trace("agpm", "ntt", kUndo, {"persist.agpm.initial_path=t"});
+    // persist.agpm.coded_path = nt (the program wrote NT log stores) and agpm sends them over T:
+    // every temporal log store is marked NT -> T by the L1 AGPM buffer and gets the added clwb-like
+    // write-back (IV-B).
+    Res a = run_trace("agpm", "ntt", kUndo, {"persist.agpm.initial_path=t", "persist.agpm.coded_path=nt"});
     ASSERT_TRUE(a.verified) << a.msg;
     EXPECT_EQ(st(a, "*", "log_t_wb_lines"), 2);
+    EXPECT_EQ(st(a, "*", "log_t_lines"), 0);
     EXPECT_EQ(st(a, "top.gpu.sm00.l1", "added_writebacks"), 1);
     EXPECT_EQ(st(a, "top.gpu.sm01.l1", "added_writebacks"), 1);
-    // static-t codes T: nothing added; agpm on NT: nothing added.
-    Res t = run_trace("static-t", "ntt_t", kUndo);
-    Res n = run_trace("agpm", "ntt_n", kUndo);
+    EXPECT_EQ(st(a, "*", "dropped_clwbs"), 0);
+    // coded for T (the default, the paper's programs) and sent over T: nothing added, as static-t.
+    Res t = run_trace("agpm", "ttt", kUndo, {"persist.agpm.initial_path=t"});
+    ASSERT_TRUE(t.verified) << t.msg;
+    EXPECT_EQ(st(t, "*", "log_t_wb_lines"), 0);
+    EXPECT_EQ(st(t, "*", "log_t_lines"), 2);
     EXPECT_EQ(st(t, "top.gpu.sm00.l1", "added_writebacks"), 0);
-    EXPECT_EQ(st(n, "top.gpu.sm00.l1", "added_writebacks"), 0);
-    EXPECT_EQ(st(n, "*", "log_nt_lines"), 2);
+    EXPECT_EQ(st(t, "*", "dropped_clwbs"), 0);
+    Res st_t = run_trace("static-t", "ntt_t", kUndo);
+    EXPECT_EQ(st(st_t, "top.gpu.sm00.l1", "added_writebacks"), 0);
+    EXPECT_EQ(t.sim_ps, st_t.sim_ps);   // agpm on T with T-coded logs is static-t to the picosecond
+    // vice versa: coded for T and sent over NT: the program's clwb is dropped (counted), nothing added;
+    // coded for NT and sent over NT: nothing at all.
+    Res tn = run_trace("agpm", "ttn", kUndo);
+    ASSERT_TRUE(tn.verified) << tn.msg;
+    EXPECT_EQ(st(tn, "*", "log_nt_lines"), 2);
+    EXPECT_EQ(st(tn, "*", "dropped_clwbs"), 2);
+    EXPECT_EQ(st(tn, "top.gpu.sm00.l1", "added_writebacks"), 0);
+    Res nn = run_trace("agpm", "ntn", kUndo, {"persist.agpm.coded_path=nt"});
+    EXPECT_EQ(st(nn, "*", "log_nt_lines"), 2);
+    EXPECT_EQ(st(nn, "*", "dropped_clwbs"), 0);
+    EXPECT_EQ(st(nn, "top.gpu.sm00.l1", "added_writebacks"), 0);
+}
+
+// The log update's read of the data it protects (`ld log`) is recorded as a log update on the data
+// block, so the data store that follows re-hits its bytes: temporal locality in the all way (Table
+// II's l1d_t_all), none among the log updates. The same program with a plain `ld` shows none.
+TEST(AgpmPaths, LogUpdateReadSharesTheDataBlock)
+{
+    auto prog = [](bool log_read) {
+        return std::string("persim-trace 1\ndata 0x10000100000 01000000\nkernel k blocks=1 threads=32\nwarp 0 0\n") +
+               (log_read ? "ld log" : "ld") + " 0x10000100000 4x32\nst log 0x10000200000 4x32 = 1\ndurable\n"
+               "st 0x10000300000 4 = 1\ndurable\nst 0x10000100000 4x32 = 5\ndurable\nst 0x10000300000 4 = 2\n";
+    };
+    Res r = run_trace("agpm", "ldlog", prog(true));
+    ASSERT_EQ(r.code, EXIT_OK) << r.msg;
+    EXPECT_EQ(st(r, "*", "log_reads"), 1);
+    EXPECT_EQ(st(r, "*", "l1d_t_all"), 2 * 128);   // 128 bytes re-hit once: counters 2, summed
+    EXPECT_EQ(st(r, "*", "l1d_t_log"), 0);
+    Res p = run_trace("agpm", "ldplain", prog(false));
+    ASSERT_EQ(p.code, EXIT_OK) << p.msg;
+    EXPECT_EQ(st(p, "*", "log_reads"), 0);
+    EXPECT_EQ(st(p, "*", "l1d_t_all"), 0);
 }
 
 // ---- agpm's adaptation -------------------------------------------------------------------------
@@ -272,12 +313,15 @@ std::string phases(int a, int b)
     t += "durable\n";
     return t;
 }
-const std::vector<std::string> kShort = {"persist.agpm.thr_init=4", "persist.agpm.thr_min=1", "persist.agpm.min_log=1"};
+const std::vector<std::string> kShort = {"persist.agpm.thr_init=4", "persist.agpm.thr_min=1", "persist.agpm.min_log=1",
+                                         "persist.agpm.small_periods=0"};
 } // namespace
 
 TEST(AgpmAdapt, SwitchesPathWhenLocalityChanges)
 {
-    Res r = run_trace("agpm", "two", phases(16, 16), kShort);
+    std::vector<std::string> sets = kShort;
+    sets.push_back("persist.agpm.coded_path=nt");   // logs coded NT: the switch to T adds the write-backs
+    Res r = run_trace("agpm", "two", phases(16, 16), sets);
     ASSERT_EQ(r.code, EXIT_OK) << r.msg;
     const std::string g = "*";
     EXPECT_GE(st(r, g, "periods"), 7);
@@ -320,14 +364,14 @@ TEST(AgpmAdapt, ReasonsFromSmallKernels)
         return t + "durable\n";
     };
     const std::vector<std::string> sets = {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1", "persist.agpm.step_pct=0",
-                                           "persist.agpm.min_log=1"};
+                                           "persist.agpm.min_log=1", "persist.agpm.small_periods=0"};
     for (char c : std::string("bdaf")) {
         Res r = run_trace("agpm", std::string("reason_") + c, prog(c), sets);
         ASSERT_EQ(r.code, EXIT_OK) << r.msg;
         EXPECT_EQ(st(r, "*", "periods"), 3) << c;
         EXPECT_EQ(st(r, "*", std::string("reason_") + c), 3) << c;
     }
-    Res e = run_trace("agpm", "reason_e", prog('f'), {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1"});
+    Res e = run_trace("agpm", "reason_e", prog('f'), {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1", "persist.agpm.small_periods=0"});
     EXPECT_EQ(st(e, "*", "reason_e"), 3);
     EXPECT_EQ(st(e, "*", "reason_f"), 0);
 }
@@ -340,7 +384,7 @@ TEST(AgpmAdapt, ReasonsFromSmallKernels)
 TEST(AgpmAdapt, ReasonsCAndGFromSmallKernels)
 {
     const std::vector<std::string> sets = {"persist.agpm.thr_init=2", "persist.agpm.thr_min=1", "persist.agpm.step_pct=0",
-                                           "persist.agpm.min_log=1"};
+                                           "persist.agpm.min_log=1", "persist.agpm.small_periods=0"};
     std::string g = "persim-trace 1\nkernel k blocks=1 threads=32\nwarp 0 0\n";
     for (int i = 0; i < 3; ++i)
         g += "st log " + hex(kPm + 0x900000 + 128 * i) + " 4x16 = 1\nst log " + hex(kPm + 0x900000 + 128 * i + 64) +
@@ -362,7 +406,8 @@ TEST(AgpmAdapt, ReasonsCAndGFromSmallKernels)
 
 TEST(AgpmAdapt, ThresholdAdaptsEveryPeriodAfterTheFirst)
 {
-    const std::vector<std::string> sets = {"persist.agpm.thr_init=50", "persist.agpm.thr_min=1", "persist.agpm.min_log=1"};
+    const std::vector<std::string> sets = {"persist.agpm.thr_init=50", "persist.agpm.thr_min=1", "persist.agpm.min_log=1",
+                                           "persist.agpm.small_periods=0"};
     Res r = run_trace("agpm", "thr", phases(200, 0), sets);
     ASSERT_EQ(r.code, EXIT_OK) << r.msg;
     const std::string g = "*";
@@ -374,6 +419,33 @@ TEST(AgpmAdapt, ThresholdAdaptsEveryPeriodAfterTheFirst)
     Res c = run_trace("agpm", "thr0", phases(40, 0), sets);
     EXPECT_EQ(st(c, g, "periods"), 0);
     EXPECT_EQ(st(c, g, "threshold_min"), 50);
+}
+
+// IV-A's small-kernel rule (persim's value): a kernel with fewer log updates per SM than the
+// threshold starts with max(min_log, ceil(its log updates per SM / small_periods)). 40 log lines on
+// gpu_small's 4 SMs = 10 per SM; with min_log 1 and 4 periods the threshold is 3: 13 periods end on
+// the one busy SM. Without the rule (small_periods 0) or with the default min_log (100), none.
+TEST(AgpmAdapt, SmallKernelRuleStartsWithASmallerThreshold)
+{
+    const std::vector<std::string> sets = {"persist.agpm.min_log=1", "persist.agpm.step_pct=0"};
+    Res r = run_trace("agpm", "small", phases(40, 0), sets);
+    ASSERT_EQ(r.code, EXIT_OK) << r.msg;
+    EXPECT_EQ(st(r, "*", "kernels"), 1);
+    EXPECT_EQ(st(r, "*", "small_kernels"), 1);
+    EXPECT_EQ(st(r, "*", "periods"), 13);
+    EXPECT_EQ(st(r, "*", "threshold_max"), 3);
+    std::vector<std::string> off = sets;
+    off.push_back("persist.agpm.small_periods=0");
+    Res o = run_trace("agpm", "small_off", phases(40, 0), off);
+    EXPECT_EQ(st(o, "*", "small_kernels"), 0);
+    EXPECT_EQ(st(o, "*", "periods"), 0);
+    Res d = run_trace("agpm", "small_minlog", phases(40, 0));
+    EXPECT_EQ(st(d, "*", "small_kernels"), 1);
+    EXPECT_EQ(st(d, "*", "periods"), 0);   // threshold 100 (the min_log floor) > 40
+    // A kernel with as many log updates per SM as thr_init is not small.
+    Res big = run_trace("agpm", "small_big", phases(40, 0), {"persist.agpm.thr_init=10", "persist.agpm.thr_min=1", "persist.agpm.min_log=1", "persist.agpm.step_pct=0"});
+    EXPECT_EQ(st(big, "*", "small_kernels"), 0);
+    EXPECT_EQ(st(big, "*", "periods"), 4);
 }
 
 // Table II's locality variables are exported (summed over all periods, also the ones still open
@@ -419,4 +491,6 @@ TEST(AgpmConfig, BadValuesNameTheKey)
     refused({"persist.agpm.step_pct=200"}, "persist.agpm.step_pct");
     refused({"persist.agpm.byte_ctr_bits=9"}, "persist.agpm.byte_ctr_bits");
     refused({"persist.agpm.initial_path=x"}, "persist.agpm.initial_path");
+    refused({"persist.agpm.coded_path=x"}, "persist.agpm.coded_path");
+    refused({"persist.agpm.small_periods=-1"}, "persist.agpm.small_periods");
 }

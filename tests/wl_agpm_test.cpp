@@ -243,6 +243,57 @@ TEST_P(Agpm, LogStoresPrecedeDataStoresWithDurableBetween)
     }
 }
 
+// The log update reads the data it protects (AGPM sections III / V-A: the undo log is a copy of
+// the data to be updated): per warp, the log-update reads (`ld log`, STC_LOG loads) are exactly the
+// output stores' addresses and shapes, in order, all before the first log store's durable point;
+// the plain variant has no such read.
+TEST_P(Agpm, LogUpdateReadsTheDataItProtects)
+{
+    const persim_workload *w = wl_find(GetParam().c_str());
+    auto b = wltest::build(GetParam().c_str(), params(w->small_size));
+    ASSERT_EQ(b->rc, 0) << b->err;
+    const persim_prog *p = b->p;
+    uint64_t reads = 0;
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        const persim_kernel &kr = p->kernels[k];
+        for (uint32_t bl = 0; bl < kr.nblocks; bl++)
+            for (uint32_t wi = 0; wi < kr.warps_per_block; wi++) {
+                const persim_stream *s = prog_stream(p, &kr, bl, wi);
+                std::vector<const persim_op *> rd, out;
+                bool durable_seen = false;
+                for (uint64_t i = s->begin; i < s->end; i++) {
+                    const persim_op &o = p->ops[i];
+                    if (o.kind == OPK_DURABLE) durable_seen = true;
+                    if (o.kind == OPK_LD && o.st_class == STC_LOG) {
+                        EXPECT_FALSE(durable_seen) << "log read after the log's durable point, kernel " << k;
+                        rd.push_back(&o);
+                    }
+                    if (o.kind == OPK_ST && o.st_class == STC_DATA) out.push_back(&o);
+                }
+                // output stores: warp 0's first and last data stores are the CTA's flag (in
+                // transaction, complete), the others are the kernel's outputs
+                if (wi == 0) {
+                    ASSERT_GE(out.size(), 2u) << "kernel " << k << " block " << bl;
+                    out.erase(out.begin());
+                    out.pop_back();
+                }
+                ASSERT_EQ(rd.size(), out.size()) << "kernel " << k << " block " << bl << " warp " << wi;
+                for (size_t j = 0; j < rd.size(); j++) {
+                    EXPECT_EQ(rd[j]->addr, out[j]->addr);
+                    EXPECT_EQ(rd[j]->nlanes, out[j]->nlanes);
+                    EXPECT_EQ(rd[j]->stride, out[j]->stride);
+                    EXPECT_EQ(rd[j]->elem, out[j]->elem);
+                }
+                reads += rd.size();
+            }
+    }
+    EXPECT_GT(reads, 0u);
+    auto n = wltest::build((GetParam() + "-nolog").c_str(), params(w->small_size));
+    ASSERT_EQ(n->rc, 0);
+    for (uint64_t i = 0; i < n->p->nops; i++)
+        EXPECT_FALSE(n->p->ops[i].kind == OPK_LD && n->p->ops[i].st_class == STC_LOG);
+}
+
 // Prefixes of a strict execution are crash states every model allows.
 TEST_P(Agpm, RecoversFromPrefixesOfAStrictExecution)
 {

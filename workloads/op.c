@@ -187,6 +187,9 @@ static uint32_t mem_op(persim_prog *p, persim_op_kind kind, uint64_t addr, uint3
 uint32_t op_ld(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride)
 { return mem_op(p, OPK_LD, addr, elem, nlanes, stride, NULL, 0); }
 
+uint32_t op_ld_log(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride)
+{ return mem_op_cls(p, OPK_LD, addr, elem, nlanes, stride, NULL, 0, STC_LOG); }
+
 uint32_t op_st(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
                const uint64_t *vals)
 { return mem_op(p, OPK_ST, addr, elem, nlanes, stride, vals, 0); }
@@ -321,8 +324,8 @@ static int check_op(const persim_prog *p, const persim_op *o, char *err, size_t 
 {
     const char *kn = op_kind_name(o->kind);
     if (o->kind >= OPK__COUNT) return fail(err, errlen, "unknown op kind %u", o->kind);
-    if (o->kind == OPK_ST) {
-        if (o->st_class >= STC__COUNT) return fail(err, errlen, "st: unknown store class %u", o->st_class);
+    if (o->kind == OPK_ST || o->kind == OPK_LD) {
+        if (o->st_class >= STC__COUNT) return fail(err, errlen, "%s: unknown access class %u", kn, o->st_class);
     } else if (o->scope >= SCOPE__COUNT || !(scope_mask(o->kind) >> o->scope & 1u))
         return fail(err, errlen, "%s: scope '%s' not allowed", kn, scope_name(o->scope));
     switch (o->kind) {

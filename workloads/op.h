@@ -58,12 +58,14 @@ typedef enum persim_mark {
     MARK__COUNT
 } persim_mark;
 
-/* What a store is for (ST only): a hint some persistency models act on (AGPM chooses the data
- * path of undo-log writes, docs/models/agpm.md); the functional executor and the checkers treat
- * every class as an ordinary store. Trace form: `st log ADDR SHAPE = ...`. */
+/* What a store or load is for (ST, LD): a hint some persistency models act on (AGPM chooses the
+ * data path of undo-log writes and counts the locality of log updates, docs/models/agpm.md); the
+ * functional executor and the checkers treat every class as an ordinary store / load. Trace
+ * form: `st log ADDR SHAPE = ...`, `ld log ADDR SHAPE`. */
 typedef enum persim_st_class {
-    STC_DATA = 0,      /* ordinary store */
-    STC_LOG  = 1,      /* a write of a (undo/redo) log entry */
+    STC_DATA = 0,      /* ordinary store / load */
+    STC_LOG  = 1,      /* ST: a write of a (undo/redo) log entry; LD: the read of the data a log
+                          update copies (an undo log update reads the bytes it protects) */
     STC__COUNT
 } persim_st_class;
 
@@ -71,7 +73,7 @@ typedef struct persim_op {
     uint8_t  kind;     /* persim_op_kind */
     union {
         uint8_t scope;    /* persim_scope (RELEASE/ACQUIRE/SYNC/PBARRIER) */
-        uint8_t st_class; /* persim_st_class (ST) */
+        uint8_t st_class; /* persim_st_class (ST, LD) */
     };
     uint8_t  elem;     /* bytes per lane: 1, 2, 4 or 8 (LD/ST) */
     uint8_t  nlanes;   /* active lanes 1..32 (LD/ST); flag size 4 or 8 is elem for REL/ACQ */
@@ -111,6 +113,8 @@ uint32_t prog_kernel(persim_prog *p, const char *name, uint32_t nblocks, uint32_
 void     prog_warp(persim_prog *p, uint32_t block, uint32_t warp);
 /* Appenders return the op id. Values are truncated to elem bytes. */
 uint32_t op_ld(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride);
+uint32_t op_ld_log(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes,
+                   uint32_t stride);                        /* a log update's read (STC_LOG) */
 uint32_t op_st(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,
                const uint64_t *vals);                       /* nlanes values */
 uint32_t op_st_log(persim_prog *p, uint64_t addr, uint32_t elem, uint32_t nlanes, uint32_t stride,

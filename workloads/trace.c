@@ -319,7 +319,12 @@ static int do_op(parser *ps, size_t first, int kind, uint32_t id)
     uint64_t v;
     switch (kind) {
     case OPK_LD:
+        if (nt >= 2 && !strcmp(t[1], "log")) {   /* a log update's read (persim_st_class) */
+            o.st_class = STC_LOG;
+            first++;
+        }
         if (want_tokens(ps, first, 3, "ld ADDR SHAPE")) return -1;
+        t = (const char **)ps->tok + first;
         if (parse_u64(ps, t[1], "address", &o.addr) || parse_shape(ps, t[2], &o)) return -1;
         break;
     case OPK_ST: {
@@ -790,7 +795,7 @@ static void put_op(FILE *f, const persim_prog *p, const persim_op *o)
     switch (o->kind) {
     case OPK_LD:
     case OPK_ST:
-        if (o->kind == OPK_ST && o->st_class == STC_LOG) lb_str(&l, " log");
+        if (o->st_class == STC_LOG) lb_str(&l, " log");
         lb_str(&l, " ");
         lb_hex(&l, o->addr);
         put_shape(&l, o);

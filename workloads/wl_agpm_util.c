@@ -226,7 +226,7 @@ void ag_cta_end(ag_em *e)
     for (uint32_t w = 0; w < e->wpb; w++) {
         const ag_wbuf *b = &e->w[w];
         prog_warp(e->p, e->blk, w);
-        /* the log: read the old value of every output, write it to the warp's slice of the log,
+        /* the log: read the old value of every output (`ld log`), write it to the warp's slice of the log,
          * 32 words per (coalesced) log store */
         uint64_t chunk[PERSIM_WARP_SIZE], at = off;
         uint32_t nc = 0;
@@ -234,7 +234,9 @@ void ag_cta_end(ag_em *e)
         for (size_t i = 0; i < b->n; i++) {
             const ag_pop *o = &b->o[i];
             if (o->kind != OPK_ST) continue;
-            op_ld(e->p, o->addr, 4, o->nlanes, o->stride);
+            /* the log update reads the data it protects (AGPM sections III, IV-B: the log is a
+             * copy of the data to be updated): `ld log`, so AGPM's buffers see the data block */
+            op_ld_log(e->p, o->addr, 4, o->nlanes, o->stride);
             for (uint32_t l = 0; l < o->nlanes; l++) {
                 uint64_t a = o->addr + (uint64_t)l * o->stride;
                 chunk[nc++] = mem_read_u32(e->img, a);

@@ -52,6 +52,7 @@ public:
     bool finished() const { return finished_; }
     uint64_t finish_ps() const { return finish_ps_; }
     uint32_t kernel_index() const { return kernel_; }
+    const persim_prog *prog() const { return prog_; }
     std::string describe_stuck() const;
     std::string progress_line() const;
     void report(StatsWriter &w, uint64_t sim_ps);

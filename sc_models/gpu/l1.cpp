@@ -145,7 +145,7 @@ L1::Evict L1::make_room(uint32_t warp, uint64_t la, int32_t *idx, uint64_t t, St
     return Evict::OK;
 }
 
-L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t)
+L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t, bool log)
 {
     const bool pm = la * line_bytes_ >= pm_base_;
     ++st_.loads;
@@ -154,7 +154,7 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
     if (pm) {
         uint64_t m[2] = {0, 0};
         cache_mask_range(m, off, len);
-        hw_->on_l1_pm_access(sm_, la, m, false, false, StorePath::T, idx >= 0 && cache_range_valid(cache_, idx, off, len));
+        hw_->on_l1_pm_access(sm_, la, m, false, log, StorePath::T, idx >= 0 && cache_range_valid(cache_, idx, off, len));
     }
     if (idx >= 0 && cache_range_valid(cache_, idx, off, len)) {
         ++st_.load_hits;

@@ -42,7 +42,9 @@ public:
     const GpuCfg &gpu_cfg() const { return g_; }
 
     // One line of a warp's load: bytes [off, off+len) of line `la` (line address).
-    L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t);
+    // `log`: the read of an undo-log update (`ld log`: the data the log copies), reported to the
+    // persist hardware's locality hook (AGPM buffers) as part of the log update.
+    L1Result load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64_t t, bool log = false);
     // One line of a warp's store: bytes in mask. `op` = the store's op id (persim_op.id), kept per
     // byte while a tracker is installed (set_tracker) and carried by the line's flush.
     // A PM store line asks the model's PersistHw for its data path (PersistHw::pm_store_path; `log`:

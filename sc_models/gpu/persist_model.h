@@ -138,7 +138,8 @@ public:
     // L1: the data path of one line of a PM store (generic two-path mechanism, l1.cpp). Default: T.
     virtual StorePath pm_store_path(const PmStoreQuery &) { return StorePath::T; }
     // L1: a PM load or store line was performed (after the path was chosen; `hit`: the L1 held the
-    // line before the access). For models that record locality (AGPM buffers).
+    // line before the access). For models that record locality (AGPM buffers). `log`: a log write
+    // (store) or the read of the data a log update copies (load, `ld log`).
     virtual void on_l1_pm_access(int, uint64_t /*la*/, const uint64_t * /*mask*/, bool /*write*/, bool /*log*/,
                                  StorePath, bool /*hit*/) {}
     // L1: dirty PM line `la` was written back towards the L2 (replacement, fence, clwb).

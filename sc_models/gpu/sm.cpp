@@ -265,7 +265,7 @@ bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
         uint64_t tk = t + (uint64_t)(k - w.lines_done) * period_ps_;
         L1Result r = st ? l1->store(w.slot, segs[k].la, segs[k].data, segs[k].mask, tk, op.id, op.st_class == STC_LOG,
                                     nseg, true)
-                        : l1->load(w.slot, segs[k].la, segs[k].lo, segs[k].hi - segs[k].lo + 1, tk);
+                        : l1->load(w.slot, segs[k].la, segs[k].lo, segs[k].hi - segs[k].lo + 1, tk, op.st_class == STC_LOG);
         if (!r.done) {
             w.lines_done = (uint8_t)k;
             uint8_t why = r.why == StallWhy::PB_FULL ? ST_PB_FULL : ST_EDM;

@@ -3,11 +3,18 @@
 // buffer (cores/agpm_buf) beside each L1 and each L2 bank (partition), a path selector with its
 // periods and adaptive log-write threshold (cores/agpm_sel) per SM. The cores decide; this file
 // only feeds them the L1's events (through the generic PersistHw hooks) and carries out the path.
-//  - a log-write line: recorded in the SM's L1 buffer (agpm_buf_log_write, coded path NT: the
-//    program is written with non-temporal log stores, section I; selected path = the SM's selector)
-//    and in its L2 bank's buffer (the request passes the partition on either path); if the core
-//    marks the line NT -> T, the store is T_WB (the clwb-like write-back added after the temporal
-//    store, IV-B); each log-write line is one log update of the period (agpm_sel_log_update);
+//  - a log update: its read of the data it copies (`ld log`, III / V-A: the undo log is a copy of
+//    the data to be updated) is recorded as a log update on the data block in the SM's L1 buffer
+//    (agpm_buf_log_write, no path) and, on an L1 miss, in the bank's buffer;
+//  - a log-write line: recorded in the SM's L1 buffer (agpm_buf_log_write, coded path =
+//    persist.agpm.coded_path, selected path = the SM's selector) and in its L2 bank's buffer (the
+//    request passes the partition on either path); if the core marks the line NT -> T, the store
+//    is T_WB (the clwb-like write-back added after the temporal store, IV-B); T -> NT: the
+//    program's clwb is dropped (nothing to do: an NT store leaves no dirty line; counted); each
+//    log-write line is one log update of the period (agpm_sel_log_update);
+//  - a kernel launch: every AGPM buffer is flushed (IV-B: "When a period ends or the kernel
+//    execution completes ...") and each selector starts the launch (agpm_sel_kernel_start: the
+//    small-kernel rule of IV-A with the launch's log-write lines / SMs);
 //  - any other PM access (loads, data stores): the L1 buffer's all way (agpm_buf_access); an L1
 //    load miss also reaches the L2 bank's buffer;
 //  - a PM line written back from the L1 (clwb, fence, replacement): its entries go to the
@@ -68,6 +75,8 @@ public:
         sc_.ratio_num = (uint32_t)(c.f("persist.agpm.ratio") * 10000 + 0.5);
         sc_.ratio_den = 10000;
         sc_.initial_path = c.s("persist.agpm.initial_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
+        sc_.coded_path = c.s("persist.agpm.coded_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
+        sc_.small_periods = (uint32_t)c.i("persist.agpm.small_periods");
         if (sc_.thr_min > sc_.thr_max)
             throw ConfigError("persist.agpm.thr_min: must not exceed persist.agpm.thr_max");
         if (sc_.thr_init < sc_.thr_min || sc_.thr_init > sc_.thr_max)
@@ -88,6 +97,7 @@ public:
         l2_.resize(banks_);
         for (auto &b : l2_) init_buf(b);
         all_.assign(nsm, 0);
+        nsm_ = nsm;
     }
 
 protected:
@@ -97,15 +107,19 @@ protected:
         agpm_sel *s = sel_[(size_t)q.sm];
         const agpm_path path = agpm_sel_path(s);
         const uint64_t base = q.la * q.line_bytes;
-        bool wb = false;
+        bool wb = false, drop = false;
+        const agpm_path coded = (agpm_path)sc_.coded_path;
         for_runs(q.mask, [&](uint32_t off, uint32_t len) {
-            agpm_buf_log_write(l1_[(size_t)q.sm].b, base + off, len, AGPM_PATH_NT, path);
+            agpm_buf_log_write(l1_[(size_t)q.sm].b, base + off, len, coded, path);
             agpm_buf_log_write(l2_[bank(q.la)].b, base + off, len, AGPM_PATH_NONE, path);
-            if (agpm_buf_mark(l1_[(size_t)q.sm].b, base + off) == AGPM_MARK_NT_TO_T) {
+            const agpm_mark m = agpm_buf_mark(l1_[(size_t)q.sm].b, base + off);
+            if (m != AGPM_MARK_NONE) {
                 agpm_buf_clear_mark(l1_[(size_t)q.sm].b, base + off);
-                wb = true;
+                if (m == AGPM_MARK_NT_TO_T) wb = true;
+                else drop = true;
             }
         });
+        if (drop) ++dropped_clwbs_;
         ++all_[(size_t)q.sm];
         if (agpm_sel_log_update(s)) end_period(q.sm);
         if (path == AGPM_PATH_NT) return StorePath::NT;
@@ -115,9 +129,17 @@ protected:
 public:
     void on_l1_pm_access(int sm, uint64_t la, const uint64_t *mask, bool write, bool log, StorePath, bool hit) override
     {
-        if (log) return;                         // recorded by choose()
+        if (log && write) return;                // recorded by choose()
         if (write) ++all_[(size_t)sm];
         const uint64_t base = la * line_bytes_;
+        if (log) {                               // the log update's read of the data it copies
+            ++log_reads_;
+            for_runs(mask, [&](uint32_t off, uint32_t len) {
+                agpm_buf_log_write(l1_[(size_t)sm].b, base + off, len, AGPM_PATH_NONE, AGPM_PATH_NONE);
+                if (!hit) agpm_buf_log_write(l2_[bank(la)].b, base + off, len, AGPM_PATH_NONE, AGPM_PATH_NONE);
+            });
+            return;
+        }
         for_runs(mask, [&](uint32_t off, uint32_t len) {
             agpm_buf_access(l1_[(size_t)sm].b, base + off, len);
             if (!write && !hit) agpm_buf_access(l2_[bank(la)].b, base + off, len);
@@ -127,6 +149,18 @@ public:
     {
         agpm_buf_writeback(l1_[(size_t)sm].b, la * line_bytes_);
         agpm_buf_writeback(l2_[bank(la)].b, la * line_bytes_);
+    }
+    void on_block_launch(Sm &, BlockCtx &) override
+    {
+        const uint32_t k = gpu_.kernel_index();
+        if (started_ && k == kernel_) return;
+        started_ = true;
+        kernel_ = k;
+        // IV-B: the buffers are flushed when a kernel completes (= before the next one starts)
+        flush_all();
+        const uint64_t logs = kernel_log_lines(k);
+        for (agpm_sel *s : sel_) agpm_sel_kernel_start(s, (logs + nsm_ - 1) / nsm_);
+        last_kernel_logs_ = logs;
     }
     void on_pm_request_done(int sm, uint64_t wait_ps) override { agpm_sel_pm_done(sel_[(size_t)sm], wait_ps / period_ps_); }
 
@@ -161,6 +195,13 @@ protected:
         w.add(g, "threshold_up", t.thr_up, "periods", "threshold increases by persist.agpm.step_pct (CWPPR grew)");
         w.add(g, "threshold_down", t.thr_down, "periods", "threshold decreases (CWPPR did not grow)");
         w.add(g, "sms_on_nt", nt_now, "SMs", "SMs whose log writes take the non-temporal path at the end");
+        w.add(g, "kernels", sel_.empty() ? 0 : agpm_sel_get_stats(sel_[0])->kernels, "kernels", "kernel launches started");
+        w.add(g, "small_kernels", sel_.empty() ? 0 : agpm_sel_get_stats(sel_[0])->small_kernels, "kernels",
+              "launches whose log updates per SM were below persist.agpm.thr_init: threshold from the small-kernel rule "
+              "(IV-A; persim's value, persist.agpm.small_periods)");
+        w.add(g, "log_reads", log_reads_, "line accesses", "reads of the data a log update copies (`ld log`), recorded as log updates in the AGPM buffers");
+        w.add(g, "dropped_clwbs", dropped_clwbs_, "line accesses",
+              "log-write lines coded for T (persist.agpm.coded_path) sent over NT: the program's clwb is dropped (IV-B)");
         for (int r = AGPM_R_A; r <= AGPM_R_H; ++r)
             w.add(g, std::string("reason_") + agpm_reason_letter((agpm_reason)r), t.reasons[r], "periods",
                   std::string("periods classified as Table III reason ") + agpm_reason_letter((agpm_reason)r) + " (-> " +
@@ -222,6 +263,46 @@ private:
             i = j;
         }
     }
+    // Log-write lines of kernel k (each distinct line of a `st log` warp op is one log update,
+    // as the L1 counts them after coalescing).
+    uint64_t kernel_log_lines(uint32_t k) const
+    {
+        const persim_prog *p = gpu_.prog();
+        if (!p || k >= p->nkernels) return 0;
+        const uint64_t s0 = p->kernels[k].first_stream;
+        const uint64_t s1 = k + 1 < p->nkernels ? p->kernels[k + 1].first_stream : p->nstreams;
+        uint64_t n = 0;
+        for (uint64_t si = s0; si < s1; ++si)
+            for (uint64_t i = p->streams[si].begin; i < p->streams[si].end; ++i) {
+                const persim_op &o = p->ops[i];
+                if (o.kind != OPK_ST || o.st_class != STC_LOG || !o.nlanes) continue;
+                uint64_t lines[PERSIM_WARP_SIZE * 2];
+                uint32_t nl = 0;
+                for (uint32_t l = 0; l < o.nlanes; ++l)
+                    for (uint64_t a : {o.addr + (uint64_t)l * o.stride, o.addr + (uint64_t)l * o.stride + o.elem - 1}) {
+                        const uint64_t la = a / line_bytes_;
+                        uint32_t j = 0;
+                        while (j < nl && lines[j] != la) ++j;
+                        if (j == nl && nl < PERSIM_WARP_SIZE * 2) lines[nl++] = la;
+                    }
+                n += nl;
+            }
+        return n;
+    }
+    void flush_all()
+    {
+        agpm_vars v;
+        for (auto &x : l1_) {
+            agpm_buf_vars(x.b, 1, &v);
+            add_vars(seen_l1_, v);
+            agpm_buf_reset(x.b);
+        }
+        for (auto &x : l2_) {
+            agpm_buf_vars(x.b, 1, &v);
+            add_vars(seen_l2_, v);
+            agpm_buf_reset(x.b);
+        }
+    }
     void end_period(int sm)
     {
         agpm_sel_in in{};
@@ -263,6 +344,9 @@ private:
     std::vector<agpm_sel *> sel_;
     std::vector<Buf> l1_, l2_;
     std::vector<uint64_t> all_;
+    uint32_t nsm_ = 1, kernel_ = 0;
+    bool started_ = false;
+    uint64_t last_kernel_logs_ = 0, log_reads_ = 0, dropped_clwbs_ = 0;
 };
 
 std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu) { return std::make_unique<AgpmHw>(c, gpu); }
