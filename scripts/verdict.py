@@ -306,17 +306,27 @@ def plateau(series, exact=False, higher_is_better=True):
 # ---- provenance ----------------------------------------------------------------------------
 
 def provenance(root=None):
-    """(describe, dirty): `git describe --always --dirty` of the repository (ROOT by default) and
-    whether the tree has uncommitted changes; ("unknown", False) outside a git checkout."""
+    """(describe, dirty): the commit (`git describe --always`) of the repository (ROOT by default) and
+    whether the tree has uncommitted changes to tracked files outside results/ (the code, configs,
+    scripts and docs the numbers come from; a figure script rewriting its own results/ files while it
+    runs does not make its README dirty). describe ends in "-dirty" when dirty; ("unknown", False)
+    outside a git checkout."""
     import os
     import subprocess
     root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        d = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12"],
-                           capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        d = ""
-    return (d or "unknown"), d.endswith("-dirty")
+
+    def git(*args):
+        try:
+            r = subprocess.run(["git", "-C", root] + list(args), capture_output=True, text=True, timeout=30)
+            return r.stdout.strip() if r.returncode == 0 else None
+        except (OSError, subprocess.SubprocessError):
+            return None
+    d = git("describe", "--always", "--abbrev=12")
+    if not d:
+        return "unknown", False
+    st = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+    dirty = bool(st)
+    return (d + "-dirty" if dirty else d), dirty
 
 
 def provenance_line(script, runs_from=None):
