@@ -97,7 +97,7 @@ def pbars(plt, path, title, ylabel, groups, series, values, nseed, paper=None, b
     paper[s][g], as a red diamond (scripts/verdict.py paper_marks) and the seeds in the title."""
     if plt is None:
         return
-    fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.8))
+    fig, ax = plt.subplots(figsize=(min(14, max(7.5, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 5.0))
     n = len(series)
     width = 0.8 / n
     xs = list(range(len(groups)))
@@ -138,7 +138,7 @@ def pbars(plt, path, title, ylabel, groups, series, values, nseed, paper=None, b
         ax.set_ylim(ymin, ymin + (top - ymin) * 1.3)
         ax.set_ylabel(ylabel)
     ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(nseed, exact_note=False) +
-                 ("; red diamonds: the paper's value" if px else "; the paper gives no number for these bars"),
+                 ("\nred diamonds: the paper's value" if px else "\nthe paper gives no number for these bars"),
                  fontsize=9)
     ax.legend(ncol=min(n + (1 if px else 0), 4), fontsize=7, loc="upper left")
     fig.tight_layout()
@@ -307,7 +307,7 @@ def main():
     cores = [str(c) for c in CORES]
     write_csv(os.path.join(out, "fig11.csv"), "cores", cores, ser11, f11)
     pbars(plt, os.path.join(out, "fig11.png"), "persim: BROI Figure 11, scalability on Hash (broi-hashtable)\n"
-          "x: hardware threads; series: Epoch (8 units), Epoch-1q (one 16-unit queue), BROI queue size",
+          "x: hardware threads; Epoch: 8 units/entry; Epoch-1q: one 16-unit queue; BROI: units/entry",
           "Mops", cores, ser11, f11, NS["fig11"], baseline=None)
     C.add("Fig. 11", "BROI (8 units) at 8 threads over 2 threads, Hash throughput (VII-A: \"good scalability\")",
           ratio(f11["BROI 8 units"]["8"], f11["BROI 8 units"]["2"]).summary(), kind="greater")
