@@ -22,6 +22,10 @@ struct broi_sched {
     uint32_t         bvalid;                  /* bit b: bank b has a candidate */
     uint8_t          bent[BROI_MAX_BANKS];
     uint16_t         bkey[BROI_MAX_BANKS];    /* (class << 10) | key */
+    /* epoch_merge: local entries whose SubReady-SET belongs to the next global epoch */
+    uint32_t         ahead;
+    uint64_t         gepoch;                  /* the current global epoch */
+    uint8_t          closed;                  /* the global epoch advanced at the last decision */
 };
 
 static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
@@ -39,6 +43,7 @@ int broi_sched_init(void *mem, const broi_sched_cfg *cfg)
     if (cfg->sigma > 15 || cfg->starve < 1 || cfg->starve > 65535) return -1;
     if (cfg->tag_bits < 1 || cfg->tag_bits > 8) return -1;
     if (cfg->serial > BROI_MAX_ENTRIES) return -1;
+    if (cfg->epoch_merge > 1) return -1;
     broi_sched *s = (broi_sched *)mem;
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
@@ -129,6 +134,11 @@ static uint32_t full_key(const broi_sched *s, uint32_t i, int mc_low, int *elig)
     if (i < s->cfg.local_entries) cls = 1;
     else if (s->e[i].starve >= s->cfg.starve) cls = 2;
     else cls = 0;
+    if (s->cfg.epoch_merge && i < s->cfg.local_entries) {
+        /* Figure 3(a) baseline: only epoch-G sets take part, and no eq. 2 (key 0: fixed order) */
+        *elig = !(s->ahead >> i & 1u);
+        return cls << 10;
+    }
     *elig = i < s->cfg.local_entries || mc_low || cls == 2;
     return (cls << 10) | broi_sched_key(s, i);
 }
@@ -153,6 +163,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
     uint32_t nissued = 0;
 
     s->stats.clocks++;
+    s->closed = 0;
     for (uint32_t b = 0; b < B; b++) {
         issue[b].valid = 0; issue[b].entry = 0; issue[b].tag = 0;
         best[b] = -1; bestkey[b] = 0;
@@ -218,7 +229,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
     }
     s->stats.issued += nissued;
     /* compaction, starvation counters, (iv) barrier issue */
-    const uint32_t L = s->cfg.local_entries;
+    const uint32_t L = s->cfg.local_entries, merge = s->cfg.epoch_merge, ahead0 = s->ahead;
     uint32_t bm = 0;
     for (uint32_t i = 0; i < T; i++) {
         broi_entry *e = &s->e[i];
@@ -237,17 +248,34 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
             if (removed[i] || !had_ready) e->starve = 0;
             else if (e->starve < s->cfg.starve) e->starve++;
         }
-        if (e->nbar && e->len0 == 0) {
+        const int held = merge && i < L && (ahead0 >> i & 1u);   /* epoch G+1 waits for G */
+        if (e->nbar && e->len0 == 0 && !held) {
             bm |= 1u << i;
+            if (merge && i < L) s->ahead |= 1u << i;
             e->len0 = e->nbar == 2 ? e->len1 : 0;
             e->len1 = 0;
             e->nbar--;
             s->stats.barriers_issued++;
         }
     }
+    /* merged epochs: G is complete when no local entry of epoch G holds a request or a barrier */
+    if (merge && s->ahead) {
+        int open = 0;
+        for (uint32_t i = 0; i < L && !open; i++)
+            open = !(s->ahead >> i & 1u) && (s->e[i].cnt || s->e[i].nbar);
+        if (!open) {
+            s->ahead = 0;
+            s->gepoch++;
+            s->stats.global_epochs++;
+            s->closed = 1;
+        }
+    }
     *barrier_mask = bm;
     return nissued;
 }
+
+uint64_t broi_sched_global_epoch(const broi_sched *s) { return s->gepoch; }
+uint32_t broi_sched_ahead(const broi_sched *s) { return s->ahead; }
 
 uint32_t broi_sched_count(const broi_sched *s, uint32_t i)
 {
@@ -309,5 +337,6 @@ void broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out
         out->result = (uint8_t)(in->in_barrier ? broi_sched_barrier(s, in->in_entry)
                                                : broi_sched_push(s, in->in_entry, in->in_bank, in->in_tag));
     out->starving = broi_sched_starving(s);
+    out->epoch_done = s->closed;
     out->occupancy = (uint16_t)broi_sched_occupancy(s);
 }

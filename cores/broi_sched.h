@@ -53,6 +53,24 @@
  * (blocked with a non-empty R_i for `starve` consecutive steps) beats every local entry; otherwise
  * any local candidate beats any remote one. The starvation counter clears when the entry issues.
  *
+ * Merged epochs (cfg.epoch_merge = 1; the Epoch baseline of the paper's Figure 3(a), section III:
+ * prior work merges every thread's i-th epoch into one global epoch, barrier, the (i+1)-th
+ * epochs, ..., and issues without regard to banks). The local entries then share a global epoch G:
+ *   - each local entry has an `ahead` flag: its SubReady-SET belongs to epoch G+1, not G;
+ *   - a local entry takes part in a step only when it is not ahead, and its key is 0 (no eq. 2:
+ *     no BLP-aware choice; ties go to the lowest entry index as always, i.e. a fixed order);
+ *   - (iv) a local entry that is not ahead and whose SubReady-SET has drained issues its pending
+ *     barrier and becomes ahead (its next set is epoch G+1's);
+ *   - end of step: when no local entry that is not ahead holds a request or a pending barrier and
+ *     some local entry is ahead, epoch G is complete: G advances (stats.global_epochs) and every
+ *     ahead flag clears (all those next sets now form epoch G). An entry that had nothing
+ *     buffered when G closed joins whatever epoch is current when its next request comes (a
+ *     thread's epoch is never merged into an earlier global epoch than its predecessor's).
+ * Entries that are not ahead hold epoch-G sets only, so a request issued in a step belongs to
+ * epoch broi_sched_global_epoch() as read before the step; a system model makes epoch G+1's
+ * writes durable only after every write of epoch G (the barrier the memory controller sees).
+ * Remote entries are not merged: they keep their own sets and eq. 2 keys, as with epoch_merge 0.
+ *
  * Barriers: a barrier with no request since the previous barrier (or since reset) orders nothing
  * and is merged (BROI_MERGED). A barrier that finds all barrier registers in use is refused
  * (BROI_FULL, the sender retries). A barrier behind an already fully issued set is recorded and
@@ -88,6 +106,9 @@ typedef struct broi_sched_cfg {
     uint32_t serial;           /* 0 = parallel (default): every entry's priority each clock;
                                   K = 1..32: serial, K entries per clock, a decision every
                                   ceil((local+remote)/K) clocks (see the header comment) */
+    uint32_t epoch_merge;      /* 0 = BROI (default): per-entry sets, eq. 2; 1 = the Figure 3(a)
+                                  Epoch baseline: local entries' i-th sets merged into global
+                                  epochs, no BLP-aware choice (see the header comment) */
 } broi_sched_cfg;
 
 typedef enum broi_result {
@@ -107,6 +128,7 @@ typedef struct broi_sched_stats {
     uint64_t issued, barriers_issued, starve_grants;
     uint64_t steps;    /* schedule decisions (serial mode: completed sweeps) */
     uint64_t clocks;   /* broi_sched_schedule / broi_sched_step calls */
+    uint64_t global_epochs;   /* epoch_merge: global epochs completed (= broi_sched_global_epoch) */
 } broi_sched_stats;
 
 typedef struct broi_sched broi_sched;
@@ -149,6 +171,10 @@ uint32_t broi_sched_decision_cycles(const broi_sched_cfg *cfg);
  * parallel mode. */
 uint32_t broi_sched_sweep_pos(const broi_sched *s);
 const broi_sched_stats *broi_sched_get_stats(const broi_sched *s);
+/* epoch_merge: the current global epoch G (0 after reset; always 0 with epoch_merge = 0), and
+ * bit i = local entry i is ahead (its SubReady-SET belongs to G+1). */
+uint64_t broi_sched_global_epoch(const broi_sched *s);
+uint32_t broi_sched_ahead(const broi_sched *s);
 
 /* ---- cycle API: one clock edge, mirroring rtl/broi_sched.v ----
  * Per-cycle order: (1) one schedule step (issue + barrier issue) on the state at the start of
@@ -170,6 +196,7 @@ typedef struct broi_sched_out {
     uint8_t  issue_tag[BROI_MAX_BANKS];
     uint32_t barrier;                 /* bit i: entry i issued a barrier */
     uint32_t starving;                /* bit r: remote entry r is starving (after the edge) */
+    uint8_t  epoch_done;              /* epoch_merge: the global epoch advanced at this edge */
     uint16_t occupancy;               /* units buffered (after the edge) */
 } broi_sched_out;
 void     broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out);

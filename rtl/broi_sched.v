@@ -18,8 +18,16 @@
 // compaction, starvation counters and barrier issue run as in a parallel step; the other cycles
 // issue nothing. A decision every ceil(T / K) cycles. The offered push/barrier is applied every
 // cycle. Same as cores/broi_sched.c with cfg.serial = K.
+//
+// MERGE = 1: the Epoch baseline of the paper's Figure 3(a) (cores/broi_sched.c cfg.epoch_merge):
+// the local entries' i-th barrier sets form global epoch i. Per local entry an `ahead` bit (its
+// SubReady-SET belongs to the next global epoch): an ahead entry is not eligible and holds its
+// barrier; a local key is {class 1, 0} (no eq. 2: ties go to the lowest entry); a local entry that
+// issues its barrier becomes ahead; at a decision, when no local entry that is not ahead holds a
+// unit or a pending barrier and some entry is ahead, every ahead bit clears (the global epoch
+// advances, output epoch_done). Remote entries behave as with MERGE = 0.
 module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, bank_ready, mc_low,
-                   result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy);
+                   result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy, epoch_done);
     parameter LOCAL  = 8;    // local BROI entries (one per core)
     parameter REMOTE = 2;    // remote BROI entries (one per RDMA channel), >= 0
     parameter UNITS  = 8;    // request units per entry, 1..16
@@ -30,6 +38,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     parameter STARVE = 64;   // remote starvation threshold (steps), 1..65535
     parameter TAG_W  = 4;    // request tag (persist-buffer index) width, 1..8
     parameter SERIAL = 0;    // 0: parallel; K = 1..32: serial, K entries evaluated per cycle
+    parameter MERGE  = 0;    // 0: BROI; 1: Figure 3(a) Epoch baseline (merged global epochs)
 
     localparam T  = LOCAL + REMOTE;
     localparam EW = (T > 1) ? $clog2(T) : 1;
@@ -55,6 +64,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     output reg  [T-1:0]           barrier;       // entry i issued a barrier
     output reg  [RW-1:0]          starving;      // remote entry r starving
     output reg  [15:0]            occupancy;
+    output reg                    epoch_done;    // MERGE: the global epoch advanced at this edge
 
     // ---- state ----
     reg [T*UNITS*BW-1:0]    ub;      // unit bank
@@ -63,6 +73,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [T*2-1:0]           nbar;
     reg [T-1:0]             dirty;
     reg [T*SW-1:0]          stv;     // starvation counters (remote entries)
+    reg [T-1:0]             ahead;   // MERGE: local entry's SubReady-SET is in the next global epoch
     // serial mode only (constant 0 when SERIAL = 0): sweep pointer, per-bank best candidate
     reg [EW-1:0]            ptr;
     reg [BANKS-1:0]         bvalid;
@@ -76,6 +87,8 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [T*2-1:0]           n_nbar;
     reg [T-1:0]             n_dirty;
     reg [T*SW-1:0]          n_stv;
+    reg [T-1:0]             n_ahead;
+    reg                     o_done, opn;
     reg [2:0]               o_res;
     reg [BANKS-1:0]         o_valid;
     reg [BANKS*EW-1:0]      o_entry;
@@ -131,7 +144,7 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
 
     always @* begin
         n_ub = ub; n_ut = ut; n_cnt = cnt; n_len0 = len0; n_len1 = len1; n_nbar = nbar;
-        n_dirty = dirty; n_stv = stv;
+        n_dirty = dirty; n_stv = stv; n_ahead = ahead; o_done = 1'b0; opn = 1'b0;
         o_res = 3'd0; o_valid = {BANKS{1'b0}}; o_entry = {(BANKS*EW){1'b0}};
         o_tag = {(BANKS*TAG_W){1'b0}}; o_bar = {T{1'b0}}; o_starv = {RW{1'b0}}; occ = 16'd0;
         rm = {(T*BANKS){1'b0}}; nm = {(T*BANKS){1'b0}}; elig = {T{1'b0}}; rem = {(T*UNITS){1'b0}};
@@ -182,7 +195,10 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                 // 8*BLP + SIGMA*(UNITS - |R_i|), < 2^10 for the parameter ranges above
                 key = {2'b00, blp, 3'b000} + SIGMA_C * {{(10-UW){1'b0}}, UNITS_C - e0[i*UW +: UW]};
                 sv = stv[i*SW +: SW];
-                if (i < LOCAL) begin
+                if (i < LOCAL && MERGE != 0) begin
+                    fkey[i*12 +: 12] = {2'd1, 10'd0};           // no eq. 2
+                    elig[i] = !ahead[i];                        // only epoch-G sets
+                end else if (i < LOCAL) begin
                     fkey[i*12 +: 12] = {2'd1, key};
                     elig[i] = 1'b1;
                 end else if (sv >= STARVE_C) begin
@@ -226,6 +242,11 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                     else if (sv >= STARVE_C) begin lcls = 2'd2; lel = 1'b1; end
                     else begin lcls = 2'd0; lel = mc_low; end
                     lkey = {lcls, key};
+                    if (idx < LOCAL && MERGE != 0) begin
+                        lkey = {2'd1, 10'd0};
+                        for (j = 0; j < T; j = j + 1)
+                            if (j == idx) lel = !ahead[j];
+                    end
                     ii = idx[EW-1:0];
                     for (b = 0; b < BANKS; b = b + 1) begin
                         if (lel && lrm[b] && (!n_bvalid[b] || lkey > n_bkey[b*12 +: 12])) begin
@@ -304,8 +325,9 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                 else if (sv < STARVE_C) sv = sv + 1'b1;
                 n_stv[i*SW +: SW] = sv;
             end
-            if (nb != 2'd0 && l0 == {UW{1'b0}}) begin
+            if (nb != 2'd0 && l0 == {UW{1'b0}} && !(MERGE != 0 && i < LOCAL && ahead[i])) begin
                 o_bar[i] = 1'b1;
+                if (MERGE != 0 && i < LOCAL) n_ahead[i] = 1'b1;
                 l0 = (nb == 2'd2) ? l1 : {UW{1'b0}};
                 l1 = {UW{1'b0}};
                 nb = nb - 2'd1;
@@ -314,6 +336,16 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             n_len0[i*UW +: UW] = l0;
             n_len1[i*UW +: UW] = l1;
             n_nbar[i*2 +: 2] = nb;
+        end
+
+        // MERGE: the global epoch is complete when no local entry of it holds a unit or a barrier
+        if (MERGE != 0 && decide) begin
+            for (i = 0; i < LOCAL; i = i + 1)
+                if (!n_ahead[i] && (n_cnt[i*UW +: UW] != {UW{1'b0}} || n_nbar[i*2 +: 2] != 2'd0)) opn = 1'b1;
+            if (n_ahead != {T{1'b0}} && !opn) begin
+                n_ahead = {T{1'b0}};
+                o_done = 1'b1;
+            end
         end
 
         // (2) the offered operation
@@ -383,12 +415,14 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             ub <= {(T*UNITS*BW){1'b0}}; ut <= {(T*UNITS*TAG_W){1'b0}};
             cnt <= {(T*UW){1'b0}}; len0 <= {(T*UW){1'b0}}; len1 <= {(T*UW){1'b0}};
             nbar <= {(T*2){1'b0}}; dirty <= {T{1'b0}}; stv <= {(T*SW){1'b0}};
+            ahead <= {T{1'b0}}; epoch_done <= 1'b0;
             result <= 3'd0; issue_valid <= {BANKS{1'b0}}; issue_entry <= {(BANKS*EW){1'b0}};
             issue_tag <= {(BANKS*TAG_W){1'b0}}; barrier <= {T{1'b0}}; starving <= {RW{1'b0}};
             occupancy <= 16'd0;
         end else begin
             ub <= n_ub; ut <= n_ut; cnt <= n_cnt; len0 <= n_len0; len1 <= n_len1;
             nbar <= n_nbar; dirty <= n_dirty; stv <= n_stv;
+            ahead <= n_ahead; epoch_done <= o_done;
             result <= o_res; issue_valid <= o_valid; issue_entry <= o_entry; issue_tag <= o_tag;
             barrier <= o_bar; starving <= o_starv; occupancy <= occ;
         end

@@ -109,6 +109,10 @@ std::vector<ParamDef> make_schema()
           "broi front end: 0 = the parallel scheduler (eq. 2 for every entry each cycle, the paper's); K >= 1 = "
           "persim's serial variant (cores/broi_sched.h, rtl/broi_sched.v SERIAL): K entries evaluated per cycle, "
           "one decision every ceil(entries / K) cycles (results/area/broi_design_space.md)", 0, 32),
+        B("broi.epoch_merge", false,
+          "broi front end: merge every local entry's i-th barrier set into global epoch i, no BLP-aware choice "
+          "(cores/broi_sched.h epoch_merge: the Epoch baseline of BROI section III, Figure 3(a); set by the "
+          "cpu model broi-epoch; false = BROI's per-thread sets)"),
         F("broi.clock_ghz", 2.5, "GHz",
           "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 GHz; IV-E: the "
           "scheduling logic takes about 0.4 ns = one such cycle)", 0.001, 100),

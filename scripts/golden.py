@@ -391,7 +391,7 @@ def write_points(persim, a, pts, about):
 CPU_SMALL = "configs/cpu_small.json"
 CPU_BROI = "configs/cpu_broi_table3.json"
 CPU_REGION_MODELS = ["none", "lightwsp", "ppa", "capri", "psp", "lightwsp-ungated"]
-CPU_BARRIER_MODELS = ["none", "broi", "broi-epoch", "broi-nodeps"]
+CPU_BARRIER_MODELS = ["none", "broi", "broi-epoch", "broi-epoch-1q", "broi-nodeps"]
 CPU_REMOTE_ONLY = ("broi-ycsb", "broi-memcached", "broi-hashmap", "broi-tpcc", "broi-ctree")   # need RDMA channels
 
 
@@ -415,7 +415,7 @@ def make_cpu_points(persim, a):
         for model in CPU_BARRIER_MODELS:
             pt(f"broi/{model}/{wl}", CPU_BROI, model, wl)
     for wl in broi_remote:
-        for model in ("broi", "broi-epoch"):
+        for model in ("broi", "broi-epoch", "broi-epoch-1q"):
             for mode in ("sync", "bsp"):
                 pt(f"remote/{model}-{mode}/{wl}", CPU_BROI, model, wl,
                    sets=["rdma.channels=2", f"rdma.mode={mode}"])
@@ -424,7 +424,8 @@ def make_cpu_points(persim, a):
         for wl in ("cpu-hashtable", "prof-whisper"):
             pt(f"power-fail/{model}/{wl}", CPU_SMALL, model, wl, sets=["sim.power_fail_ns=15000"])
     for model, cfg, wl in [("lightwsp", CPU_SMALL, "cpu-txbank"), ("lightwsp-ungated", CPU_SMALL, "cpu-queue"),
-                           ("broi", CPU_BROI, "broi-hashtable"), ("broi-nodeps", CPU_BROI, "broi-sps")]:
+                           ("broi", CPU_BROI, "broi-hashtable"), ("broi-epoch", CPU_BROI, "broi-hashtable"),
+                           ("broi-epoch-1q", CPU_BROI, "broi-hashtable"), ("broi-nodeps", CPU_BROI, "broi-sps")]:
         pt(f"crash-check/{model}/{wl}", cfg, model, wl, sets=["sim.crash_check=true"])
     # the paper configurations at a small size, and the front-end and device keys
     for model in ("none", "lightwsp"):

@@ -25,7 +25,7 @@ CFIELDS = {
                                       "UNITS": "units", "BANKS": "banks", "LBARS": "local_barriers",
                                       "RBARS": "remote_barriers", "SIGMA": "sigma",
                                       "STARVE": "starve", "TAG_W": "tag_bits",
-                                      "SERIAL": "serial"}),
+                                      "SERIAL": "serial", "MERGE": "epoch_merge"}),
     "wpq_gate": ("wpq_gate_cfg", {"ENTRIES": "entries", "MCS": "mcs", "REGIONS": "regions",
                                   "RID_W": "rid_bits", "ADDR_W": "addr_bits", "DATA_W": "data_bits",
                                   "LINE_WORDS": "line_words", "PF_WAIT": "pf_wait",

@@ -5,6 +5,9 @@
 #include "Vbroi_sched_broi_table2_serial.h"
 #include "Vbroi_sched_broi_small_serial.h"
 #include "Vbroi_sched_broi_small_serial3.h"
+#include "Vbroi_sched_broi_table2_merge.h"
+#include "Vbroi_sched_broi_small_merge.h"
+#include "Vbroi_sched_broi_small_serial3_merge.h"
 
 namespace {
 
@@ -59,6 +62,7 @@ public:
         chk_.eq("barrier", dut_->barrier, o.barrier);
         chk_.eq("starving", dut_->starving, o.starving);
         chk_.eq("occupancy", dut_->occupancy, o.occupancy);
+        chk_.eq("epoch_done", dut_->epoch_done, o.epoch_done);
         return chk_.ok();
     }
     void random(uint64_t seed, uint64_t n)
@@ -97,7 +101,12 @@ public:
             EXPECT_GT(st->merged, 0u);
             EXPECT_GT(st->barriers_issued, 0u);
             EXPECT_GT(st->starve_grants, 0u);
+            if (cfg_.epoch_merge) {
+                EXPECT_GT(st->global_epochs, 0u);
+            }
         }
+        if (cfg_.epoch_merge)
+            std::printf("cosim broi_sched: %" PRIu64 " global epochs\n", st->global_epochs);
     }
     broi_sched *core() { return s_; }
 
@@ -253,6 +262,69 @@ TEST(BroiSched, Random_broi_small_serial3)
     cosim::announce("broi_sched/broi_small_serial3", s, n);
     BroiBench<Vbroi_sched_broi_small_serial3> b(rtlp_broi_small_serial3_cfg());
     b.random(s + 4, n);
+}
+
+// Figure 3(a) with MERGE 1 (the Epoch baseline, cores/broi_sched epoch_merge): thread 1: 1.1, 1.2
+// (bank 0), barrier, 1.3 (bank 1); thread 2: 2.1 (bank 0), barrier, 2.2 (bank 2); thread 3: 3.1
+// (bank 0), barrier, 3.2 (bank 3). Global epoch 0 = (1.1, 1.2, 2.1, 3.1) in entry order on bank 0;
+// then (1.3, 2.2, 3.2) together, though their banks were free all along.
+TEST(BroiSched, Directed_Figure3a_Merge)
+{
+    BroiBench<Vbroi_sched_broi_table2_merge> b(rtlp_broi_table2_merge_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 0x1), &o));   // 1.1
+    ASSERT_TRUE(b.step(op(0, 0, 0, 0x2), &o));   // 1.2
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 0, 1, 0x3), &o));   // 1.3
+    ASSERT_TRUE(b.step(op(0, 1, 0, 0x4), &o));   // 2.1
+    ASSERT_TRUE(b.step(op(1, 1), &o));
+    ASSERT_TRUE(b.step(op(0, 1, 2, 0x5), &o));   // 2.2
+    ASSERT_TRUE(b.step(op(0, 2, 0, 0x6), &o));   // 3.1
+    ASSERT_TRUE(b.step(op(1, 2), &o));
+    ASSERT_TRUE(b.step(op(0, 2, 3, 0x7), &o));   // 3.2
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    std::vector<std::vector<int>> steps;
+    std::vector<int> done;
+    for (int c = 0; c < 6; c++) {
+        ASSERT_TRUE(b.step(go, &o));
+        std::vector<int> t;
+        for (int k = 0; k < 8; k++)
+            if (o.issue_valid >> k & 1) t.push_back(o.issue_tag[k]);
+        steps.push_back(t);
+        done.push_back(o.epoch_done);
+    }
+    EXPECT_EQ(steps[0], (std::vector<int>{0x1}));
+    EXPECT_EQ(steps[1], (std::vector<int>{0x2}));
+    EXPECT_EQ(steps[2], (std::vector<int>{0x4}));
+    EXPECT_EQ(steps[3], (std::vector<int>{0x6}));
+    EXPECT_EQ(steps[4], (std::vector<int>{0x3, 0x5, 0x7}));
+    EXPECT_EQ(done, (std::vector<int>{0, 0, 0, 1, 0, 0}));   // epoch 0 closes as 3.1 issues
+    EXPECT_EQ(o.occupancy, 0);
+}
+
+TEST(BroiSched, Random_broi_table2_merge)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_table2_merge", s, n);
+    BroiBench<Vbroi_sched_broi_table2_merge> b(rtlp_broi_table2_merge_cfg());
+    b.random(s + 5, n);
+}
+
+TEST(BroiSched, Random_broi_small_merge)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_small_merge", s, n);
+    BroiBench<Vbroi_sched_broi_small_merge> b(rtlp_broi_small_merge_cfg());
+    b.random(s + 6, n);
+}
+
+TEST(BroiSched, Random_broi_small_serial3_merge)
+{
+    uint64_t s = cosim::seed(), n = cosim::cycles();
+    cosim::announce("broi_sched/broi_small_serial3_merge", s, n);
+    BroiBench<Vbroi_sched_broi_small_serial3_merge> b(rtlp_broi_small_serial3_merge_cfg());
+    b.random(s + 7, n);
 }
 
 TEST(BroiSched, Random_broi_table2)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <deque>
 #include <random>
+#include <tuple>
 #include <vector>
 extern "C" {
 #include "broi_sched.h"
@@ -246,6 +247,184 @@ TEST(BroiSched, RandomBarrierOrderProperty)
     for (int e = 0; e < 10; e++) EXPECT_LE(bars_out[e], bars_in[e]);
     (void)last_issued_epoch;
     (void)any_issued;
+}
+
+// ---- merged epochs (cfg.epoch_merge = 1: the Epoch baseline of the paper's Figure 3(a)) ----
+
+broi_sched_cfg merged()
+{
+    broi_sched_cfg c = table2();
+    c.epoch_merge = 1;
+    return c;
+}
+
+TEST(BroiSchedMerged, ConfigChecked)
+{
+    broi_sched_cfg c = merged();
+    std::vector<uint64_t> mem(broi_sched_bytes(&c) / 8 + 1);
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), 0);
+    c.epoch_merge = 2;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+}
+
+// Figure 3(a): three independent threads, barriers between their epochs; 1.1, 1.2, 2.1, 3.1 in
+// bank 0, the later epochs elsewhere. Prior work sends (1.1, 1.2, 2.1, 3.1), barrier, (1.3, 2.2,
+// 3.2), barrier, ...: every thread's i-th epoch persists in global epoch i, and a thread's epoch
+// i+1 waits for every thread's epoch i even when its bank is free. tag = 16*thread + epoch.
+TEST(BroiSchedMerged, Figure3aIthEpochsPersistTogether)
+{
+    broi_sched_cfg c = merged();
+    c.tag_bits = 8;
+    Broi b(c);
+    auto push = [&](uint32_t e, uint32_t bank, uint32_t tag) { ASSERT_EQ(broi_sched_push(b.s, e, bank, tag), BROI_OK); };
+    push(0, 0, 0x00); push(0, 0, 0x00);                       // 1.1, 1.2
+    ASSERT_EQ(broi_sched_barrier(b.s, 0), BROI_OK);
+    push(0, 1, 0x01);                                         // 1.3
+    ASSERT_EQ(broi_sched_barrier(b.s, 0), BROI_OK);
+    push(0, 2, 0x02);                                         // 1.4
+    push(1, 0, 0x10);                                         // 2.1
+    ASSERT_EQ(broi_sched_barrier(b.s, 1), BROI_OK);
+    push(1, 3, 0x11);                                         // 2.2
+    ASSERT_EQ(broi_sched_barrier(b.s, 1), BROI_OK);
+    push(1, 4, 0x12);                                         // 2.3
+    push(2, 0, 0x20);                                         // 3.1
+    ASSERT_EQ(broi_sched_barrier(b.s, 2), BROI_OK);
+    push(2, 5, 0x21);                                         // 3.2
+    ASSERT_EQ(broi_sched_barrier(b.s, 2), BROI_OK);
+    push(2, 6, 0x22);                                         // 3.3
+    std::vector<std::vector<int>> by_step;                    // tags issued per step
+    std::vector<uint64_t> epoch_of_step;
+    for (int st = 0; st < 20 && broi_sched_occupancy(b.s); st++) {
+        const uint64_t g = broi_sched_global_epoch(b.s);
+        broi_issue iss[8];
+        uint32_t bar = 0;
+        b.step(0xFF, 0, iss, &bar);
+        std::vector<int> tags;
+        for (int k = 0; k < 8; k++)
+            if (iss[k].valid) {
+                tags.push_back(iss[k].tag);
+                EXPECT_EQ(iss[k].tag & 0xF, g) << "a thread's epoch i persists in global epoch i";
+            }
+        by_step.push_back(tags);
+        epoch_of_step.push_back(g);
+    }
+    // no eq. 2 (every local key 0, ties to the lowest entry): bank 0 serialises global epoch 0 in
+    // entry order (1.1 first, not 2.1 as BROI would choose);
+    // 2.2 (bank 3, free all along) waits until 3.1, the last of the epoch-0 requests, has issued.
+    ASSERT_GE(by_step.size(), 6u);
+    EXPECT_EQ(by_step[0], (std::vector<int>{0x00}));
+    EXPECT_EQ(by_step[1], (std::vector<int>{0x00}));
+    EXPECT_EQ(by_step[2], (std::vector<int>{0x10}));
+    EXPECT_EQ(by_step[3], (std::vector<int>{0x20}));
+    EXPECT_EQ(by_step[4], (std::vector<int>{0x01, 0x11, 0x21}));   // (1.3, 2.2, 3.2) together
+    EXPECT_EQ(by_step[5], (std::vector<int>{0x02, 0x12, 0x22}));   // (1.4, 2.3, 3.3) together
+    EXPECT_EQ(epoch_of_step[4], 1u);
+    EXPECT_EQ(epoch_of_step[5], 2u);
+    EXPECT_EQ(broi_sched_get_stats(b.s)->global_epochs, 2u);   // epoch 2 stays open (no barrier)
+    EXPECT_EQ(broi_sched_occupancy(b.s), 0u);
+
+    // The same requests under BROI (epoch_merge 0) issue 2.1 first and 2.2 in the same step as 1.1.
+    broi_sched_cfg rc = table2();
+    rc.tag_bits = 8;
+    Broi r(rc);
+    for (auto [e, bank, tag, bar] : std::vector<std::tuple<int, int, int, int>>{
+             {0, 0, 0x00, 0}, {0, 0, 0x00, 1}, {0, 1, 0x01, 1}, {0, 2, 0x02, 0}, {1, 0, 0x10, 1}, {1, 3, 0x11, 1},
+             {1, 4, 0x12, 0}, {2, 0, 0x20, 1}, {2, 5, 0x21, 1}, {2, 6, 0x22, 0}}) {
+        ASSERT_EQ(broi_sched_push(r.s, e, bank, tag), BROI_OK);
+        if (bar) {
+            ASSERT_EQ(broi_sched_barrier(r.s, e), BROI_OK);
+        }
+    }
+    broi_issue iss[8];
+    uint32_t bar = 0;
+    r.step(0xFF, 0, iss, &bar);
+    EXPECT_TRUE(iss[0].valid);
+    EXPECT_EQ(iss[0].tag, 0x10);
+    r.step(0xFF, 0, iss, &bar);
+    EXPECT_TRUE(iss[3].valid);                                // 2.2 before 1.1, 1.2 and 3.1
+    EXPECT_EQ(iss[3].tag, 0x11);
+}
+
+// The single in-order queue (persim's broi-epoch-1q: every thread in local entry 0, in arrival
+// order) makes a barrier of one thread order every other thread's later writes; the merged
+// baseline orders a thread's writes only after the other threads' epochs of a lower index.
+// Arrival: A writes a1 (bank 0), barrier, a2 (bank 1); then B writes b1 (bank 2) and b2 (bank 3).
+TEST(BroiSchedMerged, DiffersFromSingleQueue)
+{
+    // merged: B's first epoch is global epoch 0 with a1 -> a1, b1, b2 in the first step
+    Broi m(merged());
+    ASSERT_EQ(broi_sched_push(m.s, 0, 0, 1), BROI_OK);
+    ASSERT_EQ(broi_sched_barrier(m.s, 0), BROI_OK);
+    ASSERT_EQ(broi_sched_push(m.s, 0, 1, 2), BROI_OK);
+    ASSERT_EQ(broi_sched_push(m.s, 1, 2, 3), BROI_OK);
+    ASSERT_EQ(broi_sched_push(m.s, 1, 3, 4), BROI_OK);
+    broi_issue iss[8];
+    uint32_t bar = 0;
+    EXPECT_EQ(m.step(0xFF, 0, iss, &bar), 3u);
+    EXPECT_TRUE(iss[0].valid && iss[2].valid && iss[3].valid);
+    EXPECT_FALSE(iss[1].valid);                               // a2 waits for global epoch 1
+    EXPECT_EQ(m.step(0xFF, 0, iss, &bar), 1u);
+    EXPECT_EQ(iss[1].tag, 2);
+
+    // single queue: one local entry, the same operations in arrival order -> a1 alone first
+    broi_sched_cfg c = table2();
+    c.local_entries = 1; c.units = 16;
+    Broi q(c);
+    ASSERT_EQ(broi_sched_push(q.s, 0, 0, 1), BROI_OK);
+    ASSERT_EQ(broi_sched_barrier(q.s, 0), BROI_OK);
+    ASSERT_EQ(broi_sched_push(q.s, 0, 1, 2), BROI_OK);
+    ASSERT_EQ(broi_sched_push(q.s, 0, 2, 3), BROI_OK);
+    ASSERT_EQ(broi_sched_push(q.s, 0, 3, 4), BROI_OK);
+    EXPECT_EQ(q.step(0xFF, 0, iss, &bar), 1u);
+    EXPECT_EQ(iss[0].tag, 1);
+    EXPECT_EQ(q.step(0xFF, 0, iss, &bar), 3u);                // a2, b1, b2 after the barrier
+}
+
+// A thread with nothing buffered when a global epoch closes joins the current epoch; a request
+// arriving in an open, already drained set (no barrier yet) still cannot overtake an earlier
+// thread epoch: checked on random traffic against the per-entry set order and the global order.
+TEST(BroiSchedMerged, RandomOrderProperty)
+{
+    for (uint32_t serial_k : {0u, 1u, 3u}) {
+        broi_sched_cfg c = merged();
+        c.serial = serial_k;
+        Broi b(c);
+        uint32_t x = 4242 + serial_k;
+        auto rnd = [&x]() { x = x * 1664525u + 1013904223u; return x >> 8; };
+        uint32_t epoch_in[10] = {0}, bars_out[10] = {0};
+        int64_t last_set[10], last_g[10];
+        for (int e = 0; e < 10; e++) { last_set[e] = -1; last_g[e] = -1; }
+        uint64_t issued = 0, closes = 0;
+        for (int cyc = 0; cyc < 30000; cyc++) {
+            const uint64_t g = broi_sched_global_epoch(b.s);
+            broi_issue iss[8];
+            uint32_t bar;
+            b.step(rnd() & 0xFF, rnd() & 1, iss, &bar);
+            for (int k = 0; k < 8; k++) {
+                if (!iss[k].valid) continue;
+                const uint32_t e = iss[k].entry;
+                issued++;
+                EXPECT_EQ(iss[k].tag, bars_out[e] % 16) << "entry " << e;
+                if (e < 8 && last_set[e] >= 0 && iss[k].tag != last_set[e]) {
+                    EXPECT_GT((int64_t)g, last_g[e]) << "a later set of entry " << e << " in the same global epoch";
+                }
+                last_set[e] = iss[k].tag;
+                last_g[e] = (int64_t)g;
+            }
+            for (int e = 0; e < 10; e++) if (bar >> e & 1) bars_out[e]++;
+            if (broi_sched_global_epoch(b.s) != g) closes++;
+            EXPECT_LE(broi_sched_global_epoch(b.s), g + 1);
+            const uint32_t e = rnd() % 10;
+            if (rnd() % 3 == 0) {
+                if (broi_sched_barrier(b.s, e) == BROI_OK) epoch_in[e]++;
+            } else {
+                broi_sched_push(b.s, e, rnd() % 8, epoch_in[e] % 16);
+            }
+        }
+        EXPECT_GT(issued, 1000u) << "serial " << serial_k;
+        EXPECT_GT(closes, 100u) << "serial " << serial_k;
+        EXPECT_EQ(broi_sched_get_stats(b.s)->global_epochs, closes);
+    }
 }
 
 // ---- serial mode (cfg.serial = K: K entries' priorities per clock, a decision per sweep) ----

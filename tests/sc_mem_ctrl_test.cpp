@@ -333,6 +333,28 @@ TEST(MemCtrlBroi, Figure6BlpAwareChoiceBeatsFifo)
     EXPECT_LT(*std::max_element(B + 1, B + 6), *std::max_element(F + 1, F + 6));
 }
 
+// The Epoch baseline of BROI Figure 3(a) (broi.epoch_merge, the model broi-epoch): every thread's
+// i-th epoch is one global epoch, issued without BLP-aware choice (entry order: 1.1, 1.2, 2.1, 3.1
+// on bank 0), and thread 2's second epoch (2.2, bank 1) starts only when every write of global
+// epoch 0 is durable, 3.1 included; in the single queue (FIFO above) 3.1 came after the barrier,
+// so there 2.2 waits for 2.1 only.
+TEST(MemCtrlBroi, Figure3aMergedEpochsWaitForEveryThread)
+{
+    const Fig6 fifo = run_fig6_fifo_in_child();
+    ASSERT_EQ(fifo.code, 7) << "the FIFO run (forked child) failed";
+    Bench b(broi_sets({"broi.epoch_merge=true"}));
+    const Fig6 m = run_fig6(b);
+    ASSERT_EQ(m.code, 7);
+    const uint64_t *M = m.ack, *F = fifo.ack;
+    EXPECT_LT(M[1], M[2]);
+    EXPECT_LT(M[2], M[3]);
+    EXPECT_LT(M[3], M[5]);                       // 3.1 last on bank 0: no BLP-aware choice
+    EXPECT_EQ(M[4], M[5] + 300 * kNs);           // 2.2 starts when global epoch 0 is durable
+    EXPECT_GT(M[4], F[4]);
+    EXPECT_EQ(broi_stat(b, "broi_issued"), 7);
+    EXPECT_EQ(b.pm->describe_stuck(), "");
+}
+
 TEST(MemCtrlBroi, FullEntryBackPressuresInOrder)
 {
     Bench b(broi_sets({"broi.units=2"}));

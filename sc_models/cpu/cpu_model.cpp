@@ -7,7 +7,7 @@ const std::vector<const CpuModel *> &all_cpu_models()
 {
     static const std::vector<const CpuModel *> v = {
         &kCpuNone, &kCpuLightwsp, &kCpuPpa, &kCpuCapri, &kCpuPsp, &kCpuLightwspUngated,
-        &kCpuBroi, &kCpuBroiEpoch, &kCpuBroiNodeps,
+        &kCpuBroi, &kCpuBroiEpoch, &kCpuBroiEpoch1q, &kCpuBroiNodeps,
     };
     return v;
 }

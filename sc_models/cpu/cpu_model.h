@@ -36,7 +36,7 @@ struct CpuModel {
 
 // One per file under sc_models/cpu/models/ (defined there, listed in cpu_model.cpp).
 extern const CpuModel kCpuNone, kCpuLightwsp, kCpuLightwspUngated, kCpuPpa, kCpuCapri, kCpuPsp;
-extern const CpuModel kCpuBroi, kCpuBroiEpoch, kCpuBroiNodeps;
+extern const CpuModel kCpuBroi, kCpuBroiEpoch, kCpuBroiEpoch1q, kCpuBroiNodeps;
 
 const std::vector<const CpuModel *> &all_cpu_models();     // sc_models/cpu/cpu_model.cpp
 const CpuModel *find_cpu_model(const std::string &name);

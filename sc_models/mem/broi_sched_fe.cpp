@@ -32,6 +32,10 @@
 // barrier the BROI controller sends to the memory controller (IV-D iv) is honoured there: a write
 // of a later barrier set of the same entry starts on the device no earlier than every write of
 // the earlier sets of that entry has completed, so durability follows epoch order per thread.
+// With broi.epoch_merge (the core's epoch_merge, Figure 3(a)'s Epoch baseline) the core's global
+// epoch G (read before a step: every request that step issues belongs to it) is one more such
+// ordering domain: a write of global epoch G starts no earlier than every write of the earlier
+// global epochs has completed (the global barrier the memory controller sees).
 #include "broi_sched_fe.h"
 #include "mem_ctrl.h"
 #include <algorithm>
@@ -66,6 +70,7 @@ public:
         bc.starve = (uint32_t)c.i("broi.starve_steps");
         bc.tag_bits = (uint32_t)c.i("broi.tag_bits");
         bc.serial = (uint32_t)c.i("broi.serial");
+        bc.epoch_merge = c.b("broi.epoch_merge") ? 1 : 0;
         mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
         if (mem_.empty() || broi_sched_init(mem_.data(), &bc) != 0 || bc.units > (1u << bc.tag_bits))
             throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
@@ -245,6 +250,7 @@ private:
         if (mc_full) ready = 0;
         const int mc_low = 2 * inflight_.size() < mc_entries_;
         uint32_t bar = 0;
+        const uint64_t gepoch = broi_sched_global_epoch(s_);   // epoch_merge: the step issues epoch G
         const uint32_t n = broi_sched_schedule(s_, ready, mc_low, issue_.data(), &bar);
         for (uint32_t b = 0; b < c->banks; ++b) {
             if (!issue_[b].valid) continue;
@@ -255,7 +261,13 @@ private:
                 en.set_done = 0;
                 en.issued_epoch = sl.epoch;
             }
-            const uint64_t start = std::max(t, en.floor);
+            const bool merged = c->epoch_merge && issue_[b].entry < c->local_entries;
+            if (merged && gepoch != g_.issued_epoch) {  // first write of a later global epoch
+                g_.floor = std::max(g_.floor, g_.set_done);
+                g_.set_done = 0;
+                g_.issued_epoch = gepoch;
+            }
+            const uint64_t start = std::max({t, en.floor, merged ? g_.floor : 0});
             barrier_wait_ps_ += start - t;
             uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
             // Writes of one line complete in issue order (a controller does not let a later write
@@ -266,6 +278,7 @@ private:
             line_done_[line] = done;
             if (line_done_.size() > 4096) prune_lines(t);
             en.set_done = std::max(en.set_done, done);
+            if (merged) g_.set_done = std::max(g_.set_done, done);
             inflight_.push(done);
             sl.used = false;
             port_.ack(sl.id, done);
@@ -293,6 +306,9 @@ private:
     std::vector<uint64_t> mem_;
     broi_sched *s_;
     std::vector<Entry> ent_;
+    struct Global {                   // epoch_merge: the global epochs' durability order
+        uint64_t issued_epoch = 0, floor = 0, set_done = 0;
+    } g_;
     std::vector<broi_issue> issue_;
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> inflight_;   // device completions
     uint64_t period_ = 400;

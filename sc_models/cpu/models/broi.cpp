@@ -12,14 +12,23 @@ const CpuModel kCpuBroi{"broi",
                         "memory controller (buffered strict persistence)",
                         false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true, ""};
 
-// Baseline `epoch` (Kolli et al. delegated ordering, buffered epoch persistency with large epochs):
-// every thread's persists and barriers go through one in-order queue at the controller, so a
-// barrier orders everything before it and the schedule is not BLP-aware.
+// Baseline Epoch as BROI section III / Figure 3(a) describes the prior work (delegated ordering,
+// buffered epoch persistency, Kolli et al.): every thread's i-th epoch is merged into one global
+// epoch i, a global barrier between them, and nothing is BLP-aware (cores/broi_sched epoch_merge).
 const CpuModel kCpuBroiEpoch{"broi-epoch",
-                             "BROI baseline: delegated ordering with buffered epoch persistency, one in-order "
-                             "epoch queue at the controller (not BLP-aware)",
+                             "BROI baseline (Figure 3(a)): delegated ordering with buffered epoch persistency, "
+                             "every thread's i-th epoch merged into global epoch i, not BLP-aware",
                              false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true,
-                             "broi.local_entries=1;broi.units=16"};
+                             "broi.epoch_merge=true"};
+
+// persim's stricter baseline (the `broi-epoch` of earlier persim versions): every thread's persists
+// and barriers go through one in-order queue at the controller, so any thread's barrier orders
+// everything before it, and the schedule is not BLP-aware.
+const CpuModel kCpuBroiEpoch1q{"broi-epoch-1q",
+                               "stricter BROI baseline (persim's): one in-order epoch queue at the controller for "
+                               "all threads, any barrier orders everything before it (not BLP-aware)",
+                               false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true,
+                               "broi.local_entries=1;broi.units=16"};
 
 // Broken variant for the checkers: dependencies ignored (an entry leaves as soon as it is the
 // oldest), so conflicting persists of two threads can reach NVM out of their volatile order.
