@@ -399,3 +399,66 @@ TEST(BtreeTable3, WorkgroupBarriersSplitTheLeafLevel)
     // The leaf level holds most of the NV writes: a leaf-level workgroup barrier covers 1/n of them.
     EXPECT_LT(mean, nvw(wg, "l1_nv_writes") / n * 1.0 + 1);
 }
+
+// ---- issue 21: the number of markers in flight in the L2 FIFO, and Algorithm 2's workgroup count --
+
+// persist.nvw_l2_markers bounds the markers that wait aside in the pipelined L2 FIFO; 1 is the
+// blocking FIFO of section 6.1 (the default). Fails if the key is ignored (the unbounded FIFO lets
+// more than 2 markers wait in this run, and bounding them changes the timing).
+TEST(NvwFifo, L2MarkersKeyBoundsTheWaitingMarkers)
+{
+    RunResult inf = run_simulation(spec("nvwfifo", "btree-wg", {"persist.nvw_l2_pipelined=true"}));
+    ASSERT_EQ(inf.code, EXIT_OK) << inf.message;
+    EXPECT_TRUE(inf.verified);
+    EXPECT_EQ(nvw(inf, "l2_max_markers"), 65534);
+    ASSERT_GT(nvw(inf, "l2_waiting_peak"), 2) << "the run must let more than 2 markers wait for the test to mean anything";
+    RunResult two = run_simulation(spec("nvwfifo", "btree-wg", {"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=2"}));
+    ASSERT_EQ(two.code, EXIT_OK) << two.message;
+    EXPECT_TRUE(two.verified);
+    EXPECT_EQ(nvw(two, "l2_max_markers"), 2);
+    EXPECT_EQ(nvw(two, "l2_waiting_peak"), 2);
+    EXPECT_GT(sum(two, "sim_ns"), sum(inf, "sim_ns")) << "2 waiting markers must cost time against unbounded";
+    RunResult def = run_simulation(spec("nvwfifo", "btree-wg"));
+    RunResult one = run_simulation(spec("nvwfifo", "btree-wg", {"persist.nvw_l2_markers=1"}));
+    ASSERT_EQ(def.code, EXIT_OK) << def.message;
+    ASSERT_EQ(one.code, EXIT_OK) << one.message;
+    EXPECT_EQ(nvw(one, "l2_max_markers"), 1);
+    EXPECT_EQ(nvw(one, "l2_waiting_peak"), 0) << "the blocking FIFO keeps its marker at the head";
+    EXPECT_EQ(sum(one, "sim_ns"), sum(def, "sim_ns")) << "1 = the default, section 6.1 as written";
+    EXPECT_GT(sum(one, "sim_ns"), sum(two, "sim_ns"));
+}
+
+TEST(NvwFifo, L2MarkersKeyContradictingPipelinedIsAnError)
+{
+    auto message = [](const std::vector<std::string> &sets) -> std::string {
+        try {
+            run_simulation(spec("nvwfifo", "btree-wg", sets));
+        } catch (const ConfigError &e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    const std::string a = message({"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=1"});
+    EXPECT_NE(a.find("persist.nvw_l2_markers=1"), std::string::npos) << a;
+    const std::string b = message({"persist.nvw_l2_markers=4"});
+    EXPECT_NE(b.find("persist.nvw_l2_markers=4"), std::string::npos) << b;
+    EXPECT_NE(b.find("persist.nvw_l2_pipelined=true"), std::string::npos) << b;
+    const std::string c = message({"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=65535"});
+    EXPECT_NE(c.find("persist.nvw_l2_markers"), std::string::npos) << c;
+}
+
+// workload.btree_wgs_est reaches Algorithm 2 through the configuration: fewer workgroups, more levels
+// under workgroup scope, fewer kernel-scope barriers. Fails if the key is ignored.
+TEST(BtreeTable3, WorkgroupCountKeyReachesAlgorithm2)
+{
+    RunResult def = run_simulation(spec("nvwfifo", "btree-wg"));
+    RunResult few = run_simulation(spec("nvwfifo", "btree-wg", {"workload.btree_wgs_est=5"}));
+    ASSERT_EQ(def.code, EXIT_OK) << def.message;
+    ASSERT_EQ(few.code, EXIT_OK) << few.message;
+    EXPECT_TRUE(def.verified);
+    EXPECT_TRUE(few.verified);
+    // 8192 keys: levels of 683 (leaves), 53, 5, 1 nodes; 2048 inserts / 256 = 8 -> 53 workgroups
+    EXPECT_EQ(nvw(def, "barriers_wg"), 53 * 2);
+    EXPECT_EQ(nvw(few, "barriers_wg"), 5 * 3);
+    EXPECT_LT(nvw(few, "barriers_kr"), nvw(def, "barriers_kr"));
+}
