@@ -148,10 +148,10 @@ std::vector<ParamDef> make_schema()
           "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
           "section 6.1 step 5 as written)"),
         I("persist.nvw_l2_markers", 0, "markers",
-          "nvwfifo: p_flush markers that may wait for their acknowledgements at once in the L2 NVW-FIFO; 1 = section "
-          "6.1 as written (the marker at the head blocks the FIFO; needs persist.nvw_l2_pipelined=false), 2..65534 = "
-          "the pipelined L2 FIFO with that many waiting markers (needs persist.nvw_l2_pipelined=true), 0 = by "
-          "persist.nvw_l2_pipelined (false: 1, true: unbounded, i.e. 65534)", 0, 65534),
+          "nvwfifo: p_flush markers that may wait for their acknowledgements at once in the L2 NVW-FIFO. With "
+          "persist.nvw_l2_pipelined=false (section 6.1 as written: the marker at the head blocks the FIFO) only 0 or 1; "
+          "with persist.nvw_l2_pipelined=true, N = 1..65534 markers wait aside while the entries behind them keep "
+          "draining (0 = unbounded, i.e. 65534, the default)", 0, 65534),
         // ---- two-data-path models (sc_models/gpu/persist/data_path.h, agpm.cpp, bucl.cpp; docs/models/agpm.md) ----
         I("persist.agpm.buf_entries", 1024, "entries", "agpm: entries of each AGPM buffer (AGPM paper IV-C: 1024)", 2, 1 << 20),
         I("persist.agpm.buf_ways", 2, "ways", "agpm: AGPM buffer ways, half log ways and half all ways, even (IV-B/IV-C: 2)", 2, 64),

@@ -26,17 +26,14 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
     // Literal section 6.1 (core ack_mode 1): a marker at the head waits for every write-back
     // before it and blocks the FIFO. Pipelined (core ack_mode 2): the marker waits aside for the
     // write-backs of its epoch while the entries behind it keep draining.
-    // persist.nvw_l2_markers: how many markers may wait at once (1 = the blocking FIFO as written,
-    // N >= 2 = pipelined with N waiting markers, 0 = by persist.nvw_l2_pipelined: 1 or 65534).
+    // persist.nvw_l2_markers: how many markers may wait at once. Blocking FIFO (as written): 1 (0 =
+    // default). Pipelined: N waiting markers aside while the entries behind them drain (0 = 65534).
     const int64_t mk = c.i("persist.nvw_l2_markers");
-    if (mk == 1 && pipelined_)
-        throw ConfigError("persist.nvw_l2_markers=1 is the blocking L2 NVW-FIFO of section 6.1, but "
-                          "persist.nvw_l2_pipelined=true: set persist.nvw_l2_pipelined=false, or persist.nvw_l2_markers >= 2");
     if (mk >= 2 && !pipelined_)
         throw ConfigError("persist.nvw_l2_markers=" + std::to_string(mk) +
                           " needs the pipelined L2 NVW-FIFO (persist.nvw_l2_pipelined=true); 1 = the blocking FIFO of "
                           "section 6.1, 0 = by persist.nvw_l2_pipelined");
-    max_markers_ = pipelined_ ? (mk >= 2 ? (uint32_t)mk : 65534u) : 1u;
+    max_markers_ = pipelined_ ? (mk >= 1 ? (uint32_t)mk : 65534u) : 1u;
     init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
