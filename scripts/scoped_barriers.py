@@ -687,9 +687,12 @@ def wgs_numbers(out_t3, out_t):
 # re-read the sentences when a model changes).
 NOTE_WGS = (
     "**What it shows.** At a level under workgroup scope persim's ratio is 1/W for W workgroups, the same at "
-    "every such level (each workgroup's barrier persists its share of the level: Leaf {def_L0} with {def_n} "
-    "workgroups, {e57_L0} with {e57_n}, {e40_L0} with {e40_n}, {e4_L0} with {e4_n}). So no single depth gives "
-    "the paper's shape, which rises from 0.0174 at the leaves to 0.28 at Leaf - 5: the paper's leaf ratio (about "
+    "every such level (Leaf {def_L0} with {def_n} workgroups, {e57_L0} with {e57_n}, {e40_L0} with {e40_n}, "
+    "{e4_L0} with {e4_n}): by construction of the statistic, since the mean over a level's W workgroup barriers "
+    "is the level's NV writes / W, and kernel scope's one barrier has them all. So no single depth gives the "
+    "paper's shape, which rises from 0.0174 at the leaves to 0.28 at Leaf - 5 (its counts cannot be means over "
+    "a fixed set of workgroups: fewer of them must count higher up, e.g. only those that split a node there, "
+    "which the paper does not say): the paper's leaf ratio (about "
     "1/57) lies between persim's {e57_n} and {e40_n} workgroups, its Leaf - 1 to Leaf - 4 ratios (1/17 to 1/8.6) "
     "between {e40_n} and {e4_n}, and workgroup scope reaches Leaf - 4, as in the paper's table, only with {e4_n} "
     "workgroups. Only the level sizes of the tree are possible counts (about 57 is not one: n_wgs_est 57 gives "
