@@ -7,6 +7,7 @@
 #                         and the README
 #   make figures FORCE=1  rerun every point;  FIG_JOBS=N  runs at a time (default: JOBS = cores)
 #   make figures-plot     only redraw from the existing sweep CSVs
+#   (window_far.json, issue 21: SBRP-far/near over epoch against persist.window 4-48, 132 runs)
 .PHONY: figures figures-plot
 
 FIG_OUT  ?= results/sbrp

@@ -5,8 +5,10 @@
 # docs/figures.md). Points already run are skipped (persim sweep resume).
 #   make scoped-barriers        everything (the last wall time is in results/scoped-barriers/README.md)
 #   make scoped-fig5 / scoped-fig6 / scoped-fig7 / scoped-table3 / scoped-logging   one of them
+#   make scoped-wgs / scoped-markers   Table 3 and Figure 5's time against Algorithm 2's workgroups /
+#                                      the L2 markers in flight (issue 21)
 #   make scoped-barriers SB_FORCE=1   rerun every point;   SB_JOBS=N   runs at a time
-.PHONY: scoped-barriers scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging
+.PHONY: scoped-barriers scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging scoped-wgs scoped-markers
 
 SB_OUT  ?= results/scoped-barriers
 SB_JOBS ?= $(JOBS)
@@ -15,5 +17,5 @@ SB_ARGS  = --persim $(PERSIM) -j $(SB_JOBS) --out $(SB_OUT) $(if $(filter 1,$(SB
 scoped-barriers: build
 	$(PYTHON) scripts/scoped_barriers.py $(SB_ARGS)
 
-scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging: scoped-%: build
+scoped-fig5 scoped-fig6 scoped-fig7 scoped-table3 scoped-logging scoped-wgs scoped-markers: scoped-%: build
 	$(PYTHON) scripts/scoped_barriers.py $(SB_ARGS) --only $*

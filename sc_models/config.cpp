@@ -38,6 +38,10 @@ std::vector<ParamDef> make_schema()
         F("sim.max_time_ms", 50.0, "ms", "simulated-time limit; a run still going then is reported as stuck", 0.001, 1e6),
         I("sim.progress_ms", 2000, "ms", "host time between progress lines on stderr (0 = never)", 0, 1e9),
         I("workload.size", 0, "-", "workload size knob (0 = the workload's default; see `persim list`)", 0, 9.2e18),
+        I("workload.btree_wgs_est", 0, "workgroups",
+          "btree-wg, btree-wg-log, btree-wg-wi-bug: Algorithm 2's n_wgs_est (scoped-barriers paper, section 5.1, "
+          "lines 2-5), which sets the depth d of the workgroup-scope phase: the shallowest tree level with at least "
+          "this many nodes, one workgroup per node there (0 = the paper's rule: inserted keys / 256)", 0, 4294967295.0),
         I("gpu.num_sms", 30, "SMs", "streaming multiprocessors", 1, 256),
         F("gpu.clock_mhz", 1365.0, "MHz", "SM core clock", 1, 10000),
         I("gpu.max_warps_per_sm", 32, "warps", "resident warps per SM (width of the PB warp masks, <= 64)", 1, 64),
@@ -147,6 +151,11 @@ std::vector<ParamDef> make_schema()
           "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
           "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
           "section 6.1 step 5 as written)"),
+        I("persist.nvw_l2_markers", 0, "markers",
+          "nvwfifo: p_flush markers that may wait for their acknowledgements at once in the L2 NVW-FIFO. With "
+          "persist.nvw_l2_pipelined=false (section 6.1 as written: the marker at the head blocks the FIFO) only 0 or 1; "
+          "with persist.nvw_l2_pipelined=true, N = 1..65534 markers wait aside while the entries behind them keep "
+          "draining (0 = unbounded, i.e. 65534, the default)", 0, 65534),
         // ---- two-data-path models (sc_models/gpu/persist/data_path.h, agpm.cpp, bucl.cpp; docs/models/agpm.md) ----
         I("persist.agpm.buf_entries", 1024, "entries", "agpm: entries of each AGPM buffer (AGPM paper IV-C: 1024)", 2, 1 << 20),
         I("persist.agpm.buf_ways", 2, "ways", "agpm: AGPM buffer ways, half log ways and half all ways, even (IV-B/IV-C: 2)", 2, 64),

@@ -13,6 +13,7 @@
 #include <vector>
 #include <unistd.h>
 #include "sim.h"
+#include "sc_fork.h"
 extern "C" {
 #include "workload.h"
 }
@@ -398,4 +399,103 @@ TEST(BtreeTable3, WorkgroupBarriersSplitTheLeafLevel)
     EXPECT_GT(mean, 0);
     // The leaf level holds most of the NV writes: a leaf-level workgroup barrier covers 1/n of them.
     EXPECT_LT(mean, nvw(wg, "l1_nv_writes") / n * 1.0 + 1);
+}
+
+// ---- issue 21: the number of markers in flight in the L2 FIFO, and Algorithm 2's workgroup count --
+// (SystemC elaborates once per process: every run here is a forked child, tests/sc_fork.h.)
+
+namespace {
+struct Figs {
+    int code = -1, verified = 0;
+    double sim_ns = 0, max_markers = 0, waiting_peak = 0, barriers_wg = 0, barriers_kr = 0;
+    char msg[400] = {0};
+};
+
+Figs figs(const std::vector<std::string> &sets)
+{
+    Figs failed;
+    std::snprintf(failed.msg, sizeof failed.msg, "child failed");
+    return run_in_child<Figs>(
+        [&]() {
+            Figs f;
+            try {
+                RunResult r = run_simulation(spec("nvwfifo", "btree-wg", sets));
+                f.code = r.code;
+                f.verified = r.verified;
+                std::snprintf(f.msg, sizeof f.msg, "%s", r.message.c_str());
+                if (r.code == EXIT_OK) {
+                    f.sim_ns = sum(r, "sim_ns");
+                    f.max_markers = nvw(r, "l2_max_markers");
+                    f.waiting_peak = nvw(r, "l2_waiting_peak");
+                    f.barriers_wg = nvw(r, "barriers_wg");
+                    f.barriers_kr = nvw(r, "barriers_kr");
+                }
+            } catch (const ConfigError &e) {
+                f.code = -2;
+                std::snprintf(f.msg, sizeof f.msg, "%s", e.what());
+            }
+            return f;
+        },
+        failed);
+}
+} // namespace
+
+// persist.nvw_l2_markers bounds the markers that wait aside in the pipelined L2 FIFO; without
+// pipelining, 1 is the blocking FIFO of section 6.1 (the default). Fails if the key is ignored (the unbounded FIFO lets
+// more than 2 markers wait in this run, and bounding them changes the timing).
+TEST(NvwFifo, L2MarkersKeyBoundsTheWaitingMarkers)
+{
+    const Figs inf = figs({"persist.nvw_l2_pipelined=true"});
+    ASSERT_EQ(inf.code, EXIT_OK) << inf.msg;
+    EXPECT_TRUE(inf.verified);
+    EXPECT_EQ(inf.max_markers, 65534);
+    ASSERT_GT(inf.waiting_peak, 2) << "the run must let more than 2 markers wait for the test to mean anything";
+    const Figs two = figs({"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=2"});
+    ASSERT_EQ(two.code, EXIT_OK) << two.msg;
+    EXPECT_TRUE(two.verified);
+    EXPECT_EQ(two.max_markers, 2);
+    EXPECT_EQ(two.waiting_peak, 2);
+    EXPECT_GT(two.sim_ns, inf.sim_ns) << "2 waiting markers must cost time against unbounded";
+    const Figs def = figs({});
+    const Figs one = figs({"persist.nvw_l2_markers=1"});
+    ASSERT_EQ(def.code, EXIT_OK) << def.msg;
+    ASSERT_EQ(one.code, EXIT_OK) << one.msg;
+    EXPECT_EQ(one.max_markers, 1);
+    EXPECT_EQ(one.waiting_peak, 0) << "the blocking FIFO keeps its marker at the head";
+    EXPECT_EQ(one.sim_ns, def.sim_ns) << "1 = the default, section 6.1 as written";
+    EXPECT_GT(one.sim_ns, two.sim_ns);
+    // one waiting marker, entries behind it draining: not the blocking FIFO
+    const Figs p1 = figs({"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=1"});
+    ASSERT_EQ(p1.code, EXIT_OK) << p1.msg;
+    EXPECT_TRUE(p1.verified);
+    EXPECT_EQ(p1.max_markers, 1);
+    EXPECT_EQ(p1.waiting_peak, 1);
+    EXPECT_NE(p1.sim_ns, one.sim_ns);
+}
+
+TEST(NvwFifo, L2MarkersKeyContradictingPipelinedIsAnError)
+{
+    const Figs b = figs({"persist.nvw_l2_markers=4"});
+    EXPECT_EQ(b.code, -2);
+    EXPECT_NE(std::string(b.msg).find("persist.nvw_l2_markers=4"), std::string::npos) << b.msg;
+    EXPECT_NE(std::string(b.msg).find("persist.nvw_l2_pipelined=true"), std::string::npos) << b.msg;
+    const Figs c = figs({"persist.nvw_l2_pipelined=true", "persist.nvw_l2_markers=65535"});
+    EXPECT_EQ(c.code, -2);
+    EXPECT_NE(std::string(c.msg).find("persist.nvw_l2_markers"), std::string::npos) << c.msg;
+}
+
+// workload.btree_wgs_est reaches Algorithm 2 through the configuration: fewer workgroups, more levels
+// under workgroup scope, fewer kernel-scope barriers. Fails if the key is ignored.
+TEST(BtreeTable3, WorkgroupCountKeyReachesAlgorithm2)
+{
+    const Figs def = figs({});
+    const Figs few = figs({"workload.btree_wgs_est=5"});
+    ASSERT_EQ(def.code, EXIT_OK) << def.msg;
+    ASSERT_EQ(few.code, EXIT_OK) << few.msg;
+    EXPECT_TRUE(def.verified);
+    EXPECT_TRUE(few.verified);
+    // 8192 keys: levels of 683 (leaves), 53, 5, 1 nodes; 2048 inserts / 256 = 8 -> 53 workgroups
+    EXPECT_EQ(def.barriers_wg, 53 * 2);
+    EXPECT_EQ(few.barriers_wg, 5 * 3);
+    EXPECT_LT(few.barriers_kr, def.barriers_kr);
 }

@@ -238,6 +238,50 @@ TEST(WlBtree, WorkgroupScopeStructure)
     EXPECT_EQ(N(c, 1, OPK_PBARRIER, SCOPE_WARP), 1u);
 }
 
+// workload.btree_wgs_est (wl_params.btree_wgs_est) replaces Algorithm 2's n_wgs_est: fewer
+// workgroups (a shallower depth d) put more levels under workgroup scope; 0 is the paper's rule.
+// Fails if the parameter is ignored (the same workgroup count for every value).
+TEST(WlBtree, WorkgroupCountKeySetsTheDepth)
+{
+    struct Shape { uint64_t nwg, wg_levels, kr_levels; };
+    auto shape = [](uint64_t est, std::string *why) -> Shape {
+        wl_params prm = params(100000);
+        prm.btree_wgs_est = est;
+        auto b = build("btree-wg", prm);
+        if (b->rc != 0) { *why = b->err; return {0, 0, 0}; }
+        std::string err;
+        Img img = run(b->p, b->init, &err);
+        if (!img) { *why = err; return {0, 0, 0}; }
+        *why = verify(*b, img.get());
+        auto c = count(b->p);
+        const uint64_t nwg = b->p->kernels[0].nblocks;
+        const uint64_t krl = b->p->nkernels > 1 ? N(c, 1, OPK_PBARRIER, SCOPE_DEVICE) / 160 : 0;
+        return {nwg, N(c, 0, OPK_PBARRIER, SCOPE_BLOCK) / (4 * nwg), krl};
+    };
+    std::string why;
+    const Shape def = shape(0, &why);
+    ASSERT_EQ(why, "ok");
+    // 100000 keys: levels of 8334 (leaves), 642, 50, 4, 1 nodes; 25000 inserts / 256 -> 98 -> 642
+    EXPECT_EQ(def.nwg, 642u);
+    EXPECT_EQ(def.wg_levels, 2u);
+    const Shape paper = shape(98, &why);                       // the paper's estimate, given explicitly
+    ASSERT_EQ(why, "ok");
+    EXPECT_EQ(paper.nwg, def.nwg);
+    const Shape s50 = shape(50, &why);
+    ASSERT_EQ(why, "ok");
+    EXPECT_EQ(s50.nwg, 50u);
+    EXPECT_EQ(s50.wg_levels, 3u);
+    const Shape s3 = shape(3, &why);
+    ASSERT_EQ(why, "ok");
+    EXPECT_EQ(s3.nwg, 4u) << "the shallowest level with at least 3 nodes";
+    EXPECT_EQ(s3.wg_levels, 4u);
+    for (const Shape &s : {def, s50, s3}) EXPECT_EQ(s.wg_levels + s.kr_levels, 5u) << "every level once";
+    const Shape leaves = shape(1000000, &why);                 // more than any level: the leaves
+    ASSERT_EQ(why, "ok");
+    EXPECT_EQ(leaves.nwg, 8334u);
+    EXPECT_EQ(leaves.wg_levels, 1u);
+}
+
 // hashtable-wi: per wavefront operation, 32 values, a workitem-scope barrier, 32 commit words.
 TEST(WlHashtable, ValueBeforeCommitPerWavefront)
 {

@@ -25,8 +25,8 @@
  * btree-kr (Algorithm 1): one kernel of persistent workgroups, all resident (the kernel-wide waits
  *   need it; the paper preempts instead): NWG = SMs x (resident warps per SM / 4), keys split
  *   evenly over the wavefronts; every level ends with sync(device) + pbarrier(device).
- * btree-wg (Algorithm 2): n_wgs_est = inserted keys / 256; d = the shallowest depth with at least
- *   n_wgs_est nodes; kernel 1 has one workgroup per subtree rooted at depth d, which searches the
+ * btree-wg (Algorithm 2): n_wgs_est = inserted keys / 256 (or wl_params.btree_wgs_est, config key
+ *   workload.btree_wgs_est, when non-zero); d = the shallowest depth with at least n_wgs_est nodes; kernel 1 has one workgroup per subtree rooted at depth d, which searches the
  *   keys below it and updates its levels (leaves .. d) with sync(block) + pbarrier(block)
  *   (p_barrier_wg; lines 7-25); kernel 2 (NWG resident workgroups) does the levels above d with
  *   sync(device) + pbarrier(device) (lines 26-33). The kernel-wide wait between the phases is the
@@ -527,7 +527,10 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
     if (alg2) {
         /* lines 2-5: n_wgs_est = n_keys / wg_size; d = the shallowest depth with at least that
          * many nodes; one workgroup per subtree rooted at depth d, with the keys below it */
-        const uint64_t est = (ni + BT_WAVES * BT_ROUND - 1) / (BT_WAVES * BT_ROUND);
+        /* workload.btree_wgs_est (wl_params.btree_wgs_est) overrides n_wgs_est: a sensitivity knob
+         * for the number of workgroups (0 = the paper's keys / 256) */
+        const uint64_t est = prm->btree_wgs_est ? prm->btree_wgs_est
+                                                : (ni + BT_WAVES * BT_ROUND - 1) / (BT_WAVES * BT_ROUND);
         d = H - 1;
         for (uint32_t x = 0; x < H; x++)
             if (G.levels[x].n >= est) { d = x; break; }

@@ -24,6 +24,10 @@ typedef struct wl_params {
     uint32_t num_remote;        /* CPU systems: RDMA channels writing into this machine's PM (0 = none).
                                    A program's kernel has num_threads local streams followed by
                                    num_remote remote streams (docs/workloads-cpu.md, "BROI") */
+    uint64_t btree_wgs_est;     /* btree-wg, btree-wg-log, btree-wg-wi-bug (workload.btree_wgs_est): Algorithm 2's
+                                   n_wgs_est, which picks the depth d of its subtree phase (the shallowest
+                                   level with at least this many nodes; one workgroup per node there);
+                                   0 = the paper's rule, inserted keys / 256. Other workloads ignore it. */
 } wl_params;
 
 typedef struct persim_workload {

@@ -97,6 +97,7 @@ void gpu_workload_params(const Config &c, wl_params *prm)
     prm->num_sms = g.num_sms;
     prm->max_threads_per_block = g.max_threads_per_block;
     prm->max_warps_per_sm = g.max_warps_per_sm;
+    prm->btree_wgs_est = (uint64_t)c.i("workload.btree_wgs_est");
 }
 
 // Resource checks against the GPU configuration.

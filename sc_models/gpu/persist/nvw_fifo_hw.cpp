@@ -26,6 +26,14 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
     // Literal section 6.1 (core ack_mode 1): a marker at the head waits for every write-back
     // before it and blocks the FIFO. Pipelined (core ack_mode 2): the marker waits aside for the
     // write-backs of its epoch while the entries behind it keep draining.
+    // persist.nvw_l2_markers: how many markers may wait at once. Blocking FIFO (as written): 1 (0 =
+    // default). Pipelined: N waiting markers aside while the entries behind them drain (0 = 65534).
+    const int64_t mk = c.i("persist.nvw_l2_markers");
+    if (mk >= 2 && !pipelined_)
+        throw ConfigError("persist.nvw_l2_markers=" + std::to_string(mk) +
+                          " needs the pipelined L2 NVW-FIFO (persist.nvw_l2_pipelined=true); 1 = the blocking FIFO of "
+                          "section 6.1, 0 = by persist.nvw_l2_pipelined");
+    max_markers_ = pipelined_ ? (mk >= 1 ? (uint32_t)mk : 65534u) : 1u;
     init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
@@ -38,9 +46,9 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
 void NvwSystem::init_fifo(Fifo &q, uint32_t entries, uint32_t ack_mode)
 {
     // The L2 FIFO does not cap outstanding write-backs itself: the NVM controllers queue them.
-    // Pipelined: the core's largest waiting-markers queue (markers in flight are bounded by the
-    // stalled requesters long before that).
-    nvw_fifo_cfg fc{entries, kPayloadBits, ack_mode, 65535, ack_mode == 2 ? 65534u : 0u};
+    // Pipelined: max_markers_ waiting markers (persist.nvw_l2_markers; by default the core's
+    // largest queue, 65534: markers in flight are bounded by the stalled requesters long before that).
+    nvw_fifo_cfg fc{entries, kPayloadBits, ack_mode, 65535, ack_mode == 2 ? max_markers_ : 0u};
     q.mem.resize((nvw_fifo_bytes(&fc) + 7) / 8);
     if (nvw_fifo_init(q.mem.data(), &fc) != 0)
         throw ConfigError("persist: invalid NVW-FIFO size (persist.nvw_l1_entries / persist.nvw_l2_entries)");
@@ -167,6 +175,7 @@ void NvwSystem::l2_pump()
         }
     }
     l2_.hist.update(now_ps(), nvw_fifo_count(l2_.f) + (uint32_t)staged_.size());
+    waiting_peak_ = std::max(waiting_peak_, nvw_fifo_waiting(l2_.f));
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -343,6 +352,10 @@ void NvwSystem::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "l2_markers", s2->markers, "markers", "p_flush markers that reached the L2 FIFO");
     w.add(g, "l2_pipelined", pipelined_ ? 1 : 0, "bool",
           "1 if entries behind a waiting marker keep draining (persist.nvw_l2_pipelined)");
+    w.add(g, "l2_max_markers", max_markers_, "markers",
+          "markers that may wait for their acknowledgements at once (persist.nvw_l2_markers; 1 = blocking FIFO)");
+    w.add(g, "l2_waiting_peak", waiting_peak_, "markers",
+          "most markers waiting aside at once in the pipelined L2 FIFO (0 with the blocking FIFO)");
     w.add(g, "l2_forced", l2_.forced, "entries", "L2 FIFO entries written back while no marker was queued (full FIFO)");
     w.add(g, "l2_writebacks", l2_.flushed, "lines", "NV-dirty L2 lines written back to NVM by dequeued L2 entries");
     w.add(g, "l2_clean_entries", l2_.clean, "entries", "dequeued L2 entries whose line was already written back");

@@ -115,6 +115,8 @@ private:
     // its acknowledgements; each marker waits only for the write-backs of its epoch and earlier ones
     // (the L2 core runs in ack_mode 2, which keeps the epochs and the waiting markers).
     bool pipelined_;
+    uint32_t max_markers_ = 1;     // persist.nvw_l2_markers resolved: 1 (blocking) or the waiting-queue size
+    uint32_t waiting_peak_ = 0;    // most markers waiting aside at once (pipelined)
     uint64_t period_ps_, hop_ps_;
     uint32_t nsm_, nslots_;
     std::vector<Fifo> l1_;
