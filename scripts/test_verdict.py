@@ -87,6 +87,17 @@ class Rule(unittest.TestCase):
         self.assertEqual(V.verdict(1.10, 0.0, 1.14)[0], "same trend")    # effect 0.71
         self.assertEqual(V.verdict(1.10, 0.0, 1.09)[0], "matches")       # LightWSP profiles at 46 GB/s
 
+    def test_ratios_far_from_one(self):
+        # Table 3 counts: 0.00015 against the paper's 0.0174 is 100x smaller although both effects are ~1
+        self.assertAlmostEqual(V.effect(0.00015, 0.0174), 1.0176, places=3)
+        v, why = V.verdict(0.00015, 0.0, 0.0174)
+        self.assertEqual(v, "differs")
+        self.assertIn("log effect", why)
+        self.assertEqual(V.verdict(0.016, 0.0, 0.0174)[0], "matches")     # log effect 1.02
+        self.assertEqual(V.verdict(0.25, 0.0, 0.28)[0], "matches")        # log effect 1.09
+        self.assertAlmostEqual(V.log_effect(1.16, 1.16), 1.0)
+        self.assertTrue(math.isnan(V.log_effect(-0.5, 1.16)))
+
     def test_same_trend(self):
         # paper 2.16, persim 1.70 +- 0.03: effect 0.60
         self.assertEqual(V.verdict(1.70, 0.03, 2.16)[0], "same trend")

@@ -25,7 +25,8 @@ effect, though 1.02/1.06 is within 4%.
     effect = (m - 1) / (p - 1)     (1 = the paper's effect reproduced; 0 = no effect; < 0 reversed)
   1. persim's ordering: "above" if m - h > 1, "below" if m + h < 1, otherwise "inside noise"
      (for an exact quantity h = 0, so only m == 1 is inside noise).
-  2. kind "value":
+  2. kind "value" (the log effect ln(m)/ln(p) must pass the same bound as the effect, so that
+     ratios far from 1.0, e.g. counts 0.00015 vs 0.0174, are not "the paper's effect"):
        |m - p| <= TOL |p - 1| (effect within 1 +- TOL, TOL = 0.25, or the claim's own
        stated tolerance) and persim's CI on the paper's side of 1.0              -> matches
        CI on the paper's side of 1.0 and effect in [0.5, 2]                      -> same trend
@@ -56,7 +57,8 @@ RULE = ("**Verdict rule** (`scripts/verdict.py`, the same for every figure): eac
         "interval (CI); for a paper number p the *effect* is (m - 1)/(p - 1): 1 = the paper's effect reproduced, "
         "0 = no effect, negative = reversed. *matches*: |m - p| <= {tol} of |p - 1| (effect within 1 ± {tol}) and "
         "persim's CI on the paper's side of 1.0; *same trend*: CI on the paper's side of 1.0 and effect between 0.5 "
-        "and 2 (or the paper gives only a direction); *differs*: anything else (ordering reversed, CI contains 1.0, "
+        "and 2 (or the paper gives only a direction); the log effect ln(m)/ln(p) must pass the same bound (for ratios "
+        "far from 1.0); *differs*: anything else (ordering reversed, CI contains 1.0, "
         "or less than half / more than twice the paper's effect). For a claim of no difference (\"within 1%\") "
         "*matches* means persim's mean is within that tolerance of 1.0, else *differs*. *exact* = every run "
         "behind the number is seed-independent (one run, no spread). Tables are sorted by |effect - 1|, the "
@@ -110,6 +112,15 @@ def effect(m, paper):
     return (m - 1.0) / (paper - 1.0)
 
 
+def log_effect(m, paper):
+    """ln(m)/ln(paper): the effect on a log scale (equal to effect() to first order near 1.0); nan if
+    undefined. Used beside effect() so that ratios far from 1 (counts: 0.00015 against 0.0174) are
+    not judged "the paper's effect" merely because both are far below 1."""
+    if isnan(m) or paper is None or isnan(paper) or paper <= 0 or m <= 0 or paper == 1.0:
+        return float("nan")
+    return math.log(m) / math.log(paper)
+
+
 def verdict(m, h, paper=None, kind="value", tol=None):
     """The verdict for persim mean m (CI half-width h) against the paper: 'matches', 'same trend',
     'differs' or 'n/a'; returns (verdict, short reason). tol: for kind "value" the tolerance on the
@@ -143,10 +154,14 @@ def verdict(m, h, paper=None, kind="value", tol=None):
     if kind != "value":
         return "same trend", "same ordering; the paper gives no number"
     e = effect(m, paper)
-    if abs(m - paper) <= tol * abs(paper - 1.0):
+    le = log_effect(m, paper)
+    le_ok = lambda lo, hi: isnan(le) or lo <= le <= hi
+    if abs(m - paper) <= tol * abs(paper - 1.0) and le_ok(1.0 - tol, 1.0 + tol):
         return "matches", f"effect {e:.2f}, within 1 ± {tol:.2g}"
-    if TREND[0] <= e <= TREND[1]:
+    if TREND[0] <= e <= TREND[1] and le_ok(*TREND):
         return "same trend", f"effect {e:.2f}"
+    if TREND[0] <= e <= TREND[1]:   # the linear effect alone would pass: a ratio far from 1.0
+        return "differs", f"effect {e:.2f} but {m / paper:.2g}x the paper's ratio (log effect {le:.2f})"
     return "differs", f"effect {e:.2f}: {'under half' if e < TREND[0] else 'over twice'} the paper's"
 
 
