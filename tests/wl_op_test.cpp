@@ -273,7 +273,9 @@ TEST(ProgValidate, RejectsScopesIllegalForTheKind)
     expect_bad(validate_one(mk(OPK_SYNC, 0, 0, 0, SCOPE_SYSTEM)), "sync: scope 'system'");
     expect_bad(validate_one(mk(OPK_SYNC, 0, 0, 0, SCOPE_WARP)), "sync: scope 'warp'");
     expect_bad(validate_one(mk(OPK_PBARRIER, 0, 0, 0, SCOPE_SYSTEM)), "pbarrier: scope 'system'");
-    expect_bad(validate_one(mk(OPK_LD, 4, 1, 4, SCOPE_BLOCK)), "ld: scope 'block'");
+    // ld and st carry an access class (data, log) where other ops carry a scope: SCOPE_BLOCK's value
+    // is no access class
+    expect_bad(validate_one(mk(OPK_LD, 4, 1, 4, SCOPE_BLOCK)), "ld: unknown access class 2");
     persim_op o = mk(OPK_SYNC, 0, 0, 0, SCOPE_BLOCK);
     o.scope = 17;
     expect_bad(validate_one(o), "not allowed");
