@@ -507,7 +507,7 @@ def main():
     A("")
     A(C.headlines())
     A("")
-    A(V.RULE.format(tol=f"{V.TOL:.0%}"))
+    A(V.rule_text())
     A("")
     A("Do not edit by hand (`make figures-agpm`). Paper: "
       "`../shared/papers/agpm-adaptive-data-path-selection.txt`; kernels: `docs/workloads-agpm.md`; models: "

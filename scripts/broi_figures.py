@@ -422,7 +422,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(C.headlines())
     A("")
-    A(V.RULE.format(tol=f"{V.TOL:.0%}"))
+    A(V.rule_text())
     A("")
     A(HEADLINE)
     A("")

@@ -661,7 +661,7 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_sbrp, check, ti
     A("")
     A(C.headlines())
     A("")
-    A(V.RULE.format(tol=f"{V.TOL:g}"))
+    A(V.rule_text())
     A("")
     if wf:
         gm, per = wf

@@ -516,7 +516,7 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
              "|effect - 1|, the largest gap first. Every claim, with persim's pipelined variant, is in the full table "
              "below.\n")
     L.append(C.headlines(nd=3) + "\n")
-    L.append(V.RULE.format(tol=f"{V.TOL:g}") + "\n")
+    L.append(V.rule_text() + "\n")
     if wg or mk:
         L.append(sensitivity(wg, mk, t3) + "\n")
     L.append("## How these numbers were made\n")

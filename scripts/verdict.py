@@ -65,6 +65,11 @@ RULE = ("**Verdict rule** (`scripts/verdict.py`, the same for every figure): eac
         "largest gaps first.")
 
 
+def rule_text():
+    """RULE with the default tolerance filled in (what every results README prints)."""
+    return RULE.format(tol=f"{TOL:.0%}")
+
+
 def t95(df):
     """t(0.975, df); between table rows the next smaller df's (larger, conservative) value."""
     if df < 1:
