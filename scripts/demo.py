@@ -5,7 +5,8 @@ their paper-scale sizes (SBRP Table 2; about 15 s on 2 cores): the `small` test 
 the 30 SMs idle (gpkvs small is 4 thread blocks), so their trends are start-up noise.
 
 Prints speedups over epoch-far (SBRP paper, Figure 6 style), writes results/demo/speedup.csv and
-results/demo/speedup.png. Nothing here is a paper number: every figure comes from the runs."""
+results/demo/speedup.png. Every number comes from the runs; the PNG marks the SBRP paper's reported
+values (section 7 text, as quoted in scripts/sbrp_figures.py PAPER_F6) beside the bars."""
 import argparse
 import concurrent.futures as cf
 import csv
@@ -15,6 +16,10 @@ import os
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbrp_figures as SF  # noqa: E402  (PAPER_F6: the paper's Figure 6 numbers, quoted)
+import verdict as V  # noqa: E402
 
 SYSTEMS = [  # (label, model, placement)
     ("epoch-far", "epoch", "far"),
@@ -132,13 +137,22 @@ def main():
         nb = len(labels)
         width = 0.8 / nb
         xs = range(len(rows))
+        mx, my = [], []
         for i, lb in enumerate(labels):
-            ax.bar([x + (i - (nb - 1) / 2) * width for x in xs], [r[lb] for r in rows], width, label=lb)
+            pos = [x + (i - (nb - 1) / 2) * width for x in xs]
+            ax.bar(pos, [r[lb] for r in rows], width, label=lb)
+            for x, r in zip(pos, rows):   # the paper's number for this bar, if it reports one
+                y = SF.PAPER_F6.get(lb, {}).get(r["workload"])
+                if y is not None:
+                    mx.append(x)
+                    my.append(y)
+        V.paper_marks(ax, mx, my, SF.PAPER_MARK)
         ax.set_xticks(list(xs))
         ax.set_xticklabels([r["workload"] for r in rows])
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_ylabel("speedup over epoch-far")
-        ax.set_title(f"persim: SBRP Figure 6 workloads ({os.path.basename(a.config)}, size={a.size})")
+        ax.set_title(f"persim: SBRP Figure 6 workloads ({os.path.basename(a.config)}, size={a.size}; "
+                     "one run per bar, seed 1: no error bars)", fontsize=9)
         ax.legend(ncol=5, fontsize=8, loc="upper left")
         fig.tight_layout()
         png = os.path.join(a.out, "speedup.png")
