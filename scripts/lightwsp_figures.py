@@ -1161,7 +1161,9 @@ def notes(F):
         f"{cell(lk('kernels', '20'))} at 20 ns, {cell(lk('kernels', '10'))} at 10 ns, {cell(lk('kernels', '5'))} at "
         f"5 ns, {cell(lk('kernels', '2.5'))} at 2.5 ns and {cell(lk('kernels', '1'))} at 1 ns: the region commit is "
         "serial (one region at a time in flush-ID order, two link crossings each), so even a 1 ns link leaves the "
-        "kernels at about twice the baseline, far from the paper's 9%. The profiles (regions of 15-30 writes) do not "
+        "kernels at about twice the baseline, far from the paper's 9%; and below about 5 ns the kernels would be "
+        "bound by PM write bandwidth instead, which persim's gated WPQ does not charge (the dashed bandwidth floor: "
+        f"at least {cell(Lk[FLOOR + ' kernels']['1'])} at 1 ns). The profiles (regions of 15-30 writes) do not "
         f"react below 10 ns ({cell(lk('profiles', '1'))} at 1 ns, {cell(lk('profiles', '10'))} at 10 ns) and pay "
         f"at 20 ns ({cell(lk('profiles', '20'))}). The default (10 ns) stays: a QPI-like hop between two controllers, "
         "as IV-B describes the link; the paper gives no number.")
