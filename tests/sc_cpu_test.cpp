@@ -287,6 +287,32 @@ TEST(CpuWarmup, OffIsTheDefaultRun)
     EXPECT_EQ(a.violations, 0);
 }
 
+// The gated WPQ drains at the device's pace (sc_models/mem/wpq_gate_fe.cpp): LightWSP never writes PM
+// faster than nvm.write_bw_gbps, and a slower PM makes its run longer (with warm caches there are no
+// PM reads through which the write bandwidth could act otherwise).
+TEST(CpuWpqGate, DrainsNoFasterThanThePmWriteBandwidth)
+{
+    struct B { int code = -1; double sim_ns = 0, drain_ns = 0, bytes = 0; };
+    auto at = [](double gbps) {
+        RunResult r = run_simulation(cpu_spec("lightwsp", "prof-npb", {"sim.warmup=1", "nvm.write_bw_gbps=" + std::to_string(gbps)}));
+        B b;
+        b.code = r.code;
+        if (r.code != EXIT_OK) return b;
+        b.sim_ns = sum(r, "sim_ns");
+        b.drain_ns = sum(r, "drain_ns");
+        b.bytes = sum(r, "nvm_write_bytes");
+        return b;
+    };
+    const B slow = run_in_child<B>([&] { return at(0.5); }, B{});
+    const B fast = at(46.0);
+    ASSERT_EQ(slow.code, EXIT_OK);
+    ASSERT_EQ(fast.code, EXIT_OK);
+    ASSERT_GT(slow.bytes, 10000);
+    EXPECT_EQ(slow.bytes, fast.bytes);                          // the same writes
+    EXPECT_LE(slow.bytes / slow.drain_ns, 0.5 * 1.001);         // B/ns = GB/s, at most the configured 0.5
+    EXPECT_GT(slow.sim_ns, 2 * fast.sim_ns);
+}
+
 // A bad sim.warmup is refused with a message naming the key.
 TEST(CpuWarmup, BadValueNamesTheKey)
 {
