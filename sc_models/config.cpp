@@ -237,6 +237,12 @@ std::vector<ParamDef> make_schema()
         F("sim.power_fail_ns", 0.0, "ns",
           "cpu system: power fails at this simulated time (0 = never): cores stop, controllers run the IV-F "
           "drain/discard sequence, the run ends when they are done", 0, 1e12),
+        F("sim.warmup", 0.0, "fraction",
+          "cpu system: functional warming before the timed run: the memory accesses (loads, stores, acquires, "
+          "releases) of the first fraction of each thread's op stream are replayed, threads interleaved op by op, "
+          "into the L1s, the L2 and the DRAM cache (tags and LRU order only, lines installed clean; no time, no "
+          "statistics, no persist path, no PM traffic); then the whole stream runs timed from its start "
+          "(0 = off; 1 = the whole stream; docs/models/lightwsp.md)", 0, 1),
         B("sim.crash_check", false,
           "cpu system: check the persistent state of the run (persim crash on the cpu system sets it; docs/checking.md): "
           "region models, every distinct crash image against a prefix of committed regions; barrier models (broi), "

@@ -228,6 +228,104 @@ TEST(CpuRun, Deterministic)
     EXPECT_EQ(a.images, b.images);
 }
 
+// sim.warmup (docs/models/lightwsp.md "Warm-up"): replaying the stream's accesses into the caches
+// before the timed run turns the memory-intensive profile's DRAM-cache read misses (all cold: it
+// touches its footprint about once) into hits, and its L2 misses too; the timed run does the same
+// work (instructions, stores) and is faster; nothing of the warm-up is counted.
+TEST(CpuWarmup, TurnsDramCacheMissesIntoHits)
+{
+    struct W { int code = -1; double dc_reads = 0, dc_misses = 0, l2_misses = 0, instr = 0, sim_ns = 0, wops = 0; bool has = false; };
+    auto w = [](const std::string &model, const std::vector<std::string> &sets) {
+        RunResult r = run_simulation(cpu_spec(model, "prof-cpu2006-mem", sets));
+        W x;
+        x.code = r.code;
+        if (r.code != EXIT_OK) return x;
+        x.dc_reads = r.stats["top.dram_cache"]["reads"]["value"].get<double>();
+        x.dc_misses = r.stats["top.dram_cache"]["read_misses"]["value"].get<double>();
+        x.l2_misses = r.stats["top.l2"]["read_misses"]["value"].get<double>();
+        x.instr = sum(r, "instructions");
+        x.sim_ns = sum(r, "sim_ns");
+        x.has = r.stats["summary"].contains("warmup_ops");
+        x.wops = x.has ? sum(r, "warmup_ops") : 0;
+        return x;
+    };
+    for (const char *model : {"none", "lightwsp"}) {
+        const W cold = run_in_child<W>([&] { return w(model, {}); }, W{});
+        const W warm = run_in_child<W>([&] { return w(model, {"sim.warmup=1"}); }, W{});
+        ASSERT_EQ(cold.code, EXIT_OK) << model;
+        ASSERT_EQ(warm.code, EXIT_OK) << model;
+        ASSERT_GT(cold.dc_reads, 100) << model;
+        EXPECT_GT(cold.dc_misses, 0.9 * cold.dc_reads) << model;          // cold: nearly every read misses
+        EXPECT_LT(warm.dc_misses, 0.1 * cold.dc_misses) << model;          // warm: the misses are gone
+        EXPECT_LT(warm.l2_misses, cold.l2_misses) << model;
+        EXPECT_EQ(warm.instr, cold.instr) << model;                        // the same timed work
+        EXPECT_LT(warm.sim_ns, cold.sim_ns) << model;
+        EXPECT_FALSE(cold.has) << model;                                   // off: no warm-up figure at all
+        EXPECT_GT(warm.wops, 0) << model;
+    }
+    // Half the stream warms part of the footprint: fewer misses than cold, more than a full warm-up.
+    const W half = run_in_child<W>([&] { return w("none", {"sim.warmup=0.5"}); }, W{});
+    const W cold = run_in_child<W>([&] { return w("none", {}); }, W{});
+    const W full = w("none", {"sim.warmup=1"});
+    ASSERT_EQ(half.code, EXIT_OK);
+    EXPECT_LT(half.dc_misses, cold.dc_misses);
+    EXPECT_GT(half.dc_misses, full.dc_misses);
+    EXPECT_LT(half.wops, full.wops);
+}
+
+// sim.warmup = 0 is today's run: the same figures as a run that does not name the key (the golden
+// cpu stats, golden.cpu_stats, check every figure of 232 runs without it).
+TEST(CpuWarmup, OffIsTheDefaultRun)
+{
+    const Figs a = run_in_child<Figs>([] { return figs(cpu_spec("lightwsp", "cpu-queue", {"sim.warmup=0"})); }, Figs{});
+    const Figs b = figs(cpu_spec("lightwsp", "cpu-queue"));
+    ASSERT_EQ(a.code, EXIT_OK);
+    EXPECT_EQ(a.sim_ns, b.sim_ns);
+    EXPECT_EQ(a.instructions, b.instructions);
+    EXPECT_EQ(a.nvm_write_bytes, b.nvm_write_bytes);
+    EXPECT_EQ(a.images, b.images);
+    EXPECT_EQ(a.violations, 0);
+}
+
+// The gated WPQ drains at the device's pace (sc_models/mem/wpq_gate_fe.cpp): LightWSP never writes PM
+// faster than nvm.write_bw_gbps, and a slower PM makes its run longer (with warm caches there are no
+// PM reads through which the write bandwidth could act otherwise).
+TEST(CpuWpqGate, DrainsNoFasterThanThePmWriteBandwidth)
+{
+    struct B { int code = -1; double sim_ns = 0, drain_ns = 0, bytes = 0; };
+    auto at = [](double gbps) {
+        RunResult r = run_simulation(cpu_spec("lightwsp", "prof-npb", {"sim.warmup=1", "nvm.write_bw_gbps=" + std::to_string(gbps)}));
+        B b;
+        b.code = r.code;
+        if (r.code != EXIT_OK) return b;
+        b.sim_ns = sum(r, "sim_ns");
+        b.drain_ns = sum(r, "drain_ns");
+        b.bytes = sum(r, "nvm_write_bytes");
+        return b;
+    };
+    const B slow = run_in_child<B>([&] { return at(0.5); }, B{});
+    const B fast = at(46.0);
+    ASSERT_EQ(slow.code, EXIT_OK);
+    ASSERT_EQ(fast.code, EXIT_OK);
+    ASSERT_GT(slow.bytes, 10000);
+    EXPECT_EQ(slow.bytes, fast.bytes);                          // the same writes
+    EXPECT_LE(slow.bytes / slow.drain_ns, 0.5 * 1.001);         // B/ns = GB/s, at most the configured 0.5
+    EXPECT_GT(slow.sim_ns, 2 * fast.sim_ns);
+}
+
+// A bad sim.warmup is refused with a message naming the key.
+TEST(CpuWarmup, BadValueNamesTheKey)
+{
+    for (const char *v : {"sim.warmup=1.5", "sim.warmup=-0.1", "sim.warmup=lots"}) {
+        try {
+            run_simulation(cpu_spec("lightwsp", "cpu-queue", {v}));
+            FAIL() << v << " was accepted";
+        } catch (const ConfigError &e) {
+            EXPECT_NE(std::string(e.what()).find("sim.warmup"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // Bad input: a program with more threads than cores, an unknown model, a bad trace line.
 TEST(CpuInput, TooManyThreadsNamesTheKernelAndKey)
 {

@@ -53,6 +53,7 @@ CpuCfg CpuCfg::from(const Config &c)
     k.rdma_sync = c.s("rdma.mode") == "sync";
     k.power_fail_ps = ns_to_ps(c.f("sim.power_fail_ns"));
     k.crash_check = c.b("sim.crash_check");
+    k.warmup = c.f("sim.warmup");
     if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");
     return k;
 }

@@ -231,6 +231,22 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
     return (int64_t)r;
 }
 
+void CpuCore::warm(uint64_t addr)
+{
+    if (remote_) return;
+    cache *c = l1_->tags.get();
+    const uint64_t line = addr / lb_;
+    int32_t idx = cache_lookup(c, line);
+    if (idx >= 0) {
+        cache_touch(c, idx);
+        return;
+    }
+    idx = cache_victim(c, line);          // no front-end buffer entry exists yet: the LRU way
+    cache_install(c, idx, line, 1);
+    cache_fill(c, idx, nullptr);
+    sys_.warm_line(line);
+}
+
 bool CpuCore::invalidate(uint64_t line)
 {
     cache *c = l1_->tags.get();

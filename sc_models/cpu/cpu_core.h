@@ -70,6 +70,10 @@ public:
     }
     // Inclusion: drop the line from the L1; true if it was dirty.
     bool invalidate(uint64_t line);
+    // Functional warming (sim.warmup): the line of `addr` into this core's L1 and, on a miss, the
+    // L2 and DRAM cache below (tags and LRU only, installed clean); no time, no statistics, no
+    // persist path. RDMA channels have no caches.
+    void warm(uint64_t addr);
     uint64_t instructions() const { return st_.instr; }
     uint64_t finish_ps() const { return finish_ps_; }
     std::string describe() const;

@@ -62,6 +62,21 @@ void CpuL2::b_transport(int, tlm::tlm_generic_payload &gp, sc_time &delay)
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void CpuL2::warm(uint64_t line)
+{
+    cache *c = tags_.get();
+    int32_t idx = cache_lookup(c, line);
+    if (idx >= 0) {
+        cache_touch(c, idx);
+        return;
+    }
+    idx = cache_victim(c, line);
+    if (cache_line_present(c, idx) && back_invalidate) back_invalidate(cache_line_tag(c, idx));
+    cache_install(c, idx, line, 1);
+    cache_fill(c, idx, nullptr);
+    if (warm_below) warm_below->warm(line);
+}
+
 void CpuL2::report(StatsWriter &w, uint64_t) const
 {
     const std::string g = name();
@@ -123,6 +138,15 @@ void DramCache::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     if (write) cache_write(c, idx, 0, nullptr, lb_);
     delay = ps(done - now_ps());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void DramCache::warm(uint64_t line)
+{
+    cache *c = tags_.get();
+    if (cache_lookup(c, line) >= 0) return;        // direct-mapped: no order to update
+    const int32_t idx = cache_victim(c, line);
+    cache_install(c, idx, line, 1);
+    cache_fill(c, idx, nullptr);
 }
 
 void DramCache::report(StatsWriter &w, uint64_t) const

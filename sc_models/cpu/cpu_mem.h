@@ -58,6 +58,8 @@ uint64_t line_access(Socket &sock, bool write, uint64_t line_addr, uint32_t lb, 
     return now_ps() + (uint64_t)d.value();
 }
 
+class DramCache;
+
 class CpuL2 : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<CpuL2> tsock;   // one binding per core
@@ -69,6 +71,10 @@ public:
     bool drop_dirty = false;
     CpuL2(sc_core::sc_module_name n, const CpuCfg &c);
     void report(StatsWriter &w, uint64_t sim_ps) const;
+    // Functional warming (sim.warmup): an L1 miss of `line` in the L2 (and, on a miss, the DRAM
+    // cache below): tags and LRU only, installed clean, inclusion kept; no time, no statistics.
+    DramCache *warm_below = nullptr;
+    void warm(uint64_t line);
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
@@ -87,6 +93,7 @@ public:
     tlm_utils::simple_initiator_socket<DramCache> pm_isock;    // PM (router)
     DramCache(sc_core::sc_module_name n, const CpuCfg &c, bool drop_dirty_evictions);
     void report(StatsWriter &w, uint64_t sim_ps) const;
+    void warm(uint64_t line);        // functional warming: tag installed clean (see CpuL2::warm)
 
 private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);

@@ -59,6 +59,8 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         for (auto &c : cores_) d = c->invalidate(line) || d;
         return d;
     };
+    if (dc_) l2_->warm_below = dc_.get();
+    warm_up();
     tee_.a = check_.get();
     tee_.c = bsp_.get();
     pm_->set_durable_sink(&tee_);
@@ -87,6 +89,58 @@ const Config &CpuSystem::checked(const Config &cc, const CpuModel &m)
 }
 
 void CpuSystem::set_durable_sink(DurableSink *s) { tee_.b = s; }
+
+// Functional warming (sim.warmup = f > 0; docs/models/lightwsp.md "Warm-up"): before the timed run,
+// the memory accesses of the first ceil(f * n) ops of each thread's stream (n ops), kernel by
+// kernel, are replayed into the caches: the threads take turns, one memory op each, so the shared L2
+// and DRAM cache see them interleaved. A load or store touches each line of its lanes once (as the
+// timed run does), an acquire reads and a release writes its flag. Only tags and LRU order change;
+// lines are installed clean (the warm phase's writes count as written back), so the timed run pays
+// no write-back for them. Not warmed: the checkpoint area (region formation's stores), the
+// front-end buffers, WPQs, persist paths, DRAM and PM device state (rows, banks, bandwidth
+// history), and the functional image (values are not written). Nothing is counted: every
+// statistic covers the timed run only.
+void CpuSystem::warm_up()
+{
+    if (cfg_.warmup <= 0) return;
+    const persim_op *ops = prog_->ops;
+    for (uint32_t k = 0; k < prog_->nkernels; ++k) {
+        const persim_kernel &K = prog_->kernels[k];
+        const uint32_t n = std::min<uint32_t>(K.nblocks * K.warps_per_block, (uint32_t)cores_.size());
+        std::vector<uint64_t> pc(n), end(n);
+        for (uint32_t s = 0; s < n; ++s) {
+            const persim_stream &st = prog_->streams[K.first_stream + s];
+            pc[s] = st.begin;
+            const uint64_t len = st.end - st.begin;
+            end[s] = st.begin + std::min<uint64_t>(len, (uint64_t)std::ceil(cfg_.warmup * (double)len));
+        }
+        for (bool any = true; any;) {
+            any = false;
+            for (uint32_t s = 0; s < n; ++s) {
+                for (; pc[s] < end[s]; ++pc[s]) {
+                    const persim_op &op = ops[pc[s]];
+                    if (op.kind == OPK_LD || op.kind == OPK_ST) {
+                        for (uint32_t l = 0; l < op.nlanes; ++l) {
+                            const uint64_t a = op.addr + (uint64_t)l * op.stride;
+                            if (l && a / cfg_.sys.line_bytes == (a - op.stride) / cfg_.sys.line_bytes) continue;
+                            cores_[s]->warm(a);
+                            ++warm_accesses_;
+                        }
+                    } else if (op.kind == OPK_ACQUIRE || op.kind == OPK_RELEASE) {
+                        cores_[s]->warm(op.addr);
+                        ++warm_accesses_;
+                    } else {
+                        continue;
+                    }
+                    ++warm_ops_;
+                    ++pc[s];
+                    any = true;
+                    break;
+                }
+            }
+        }
+    }
+}
 
 void CpuSystem::start_kernel()
 {
@@ -296,6 +350,11 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "barriers", w.sum("top.core", "", "barriers") + w.sum("top.rdma", "", "barriers"), "barriers",
           "persist barriers sent (barrier models)");
     w.add(g, "power_failed", power_failed_ ? 1 : 0, "-", "the run ended by a power failure (sim.power_fail_ns)");
+    if (cfg_.warmup > 0) {          // only with warm-up on, so runs without it keep their figures
+        w.add(g, "warmup_ops", (double)warm_ops_, "ops", "memory ops replayed into the caches before the timed run (sim.warmup)");
+        w.add(g, "warmup_line_accesses", (double)warm_accesses_, "accesses",
+              "line accesses of the warm-up replay (sim.warmup; not counted in any cache statistic)");
+    }
 }
 
 // ---- registration -----------------------------------------------------------------------------

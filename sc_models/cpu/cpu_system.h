@@ -68,10 +68,13 @@ public:
     // The boundary arrives now at controller `ctrl` on core src's path.
     void deliver_boundary(uint32_t ctrl, uint32_t region, uint32_t src);
     uint64_t checkpoint_base() const { return ckpt_base_; }
+    // Functional warming (sim.warmup): an L1 miss of `line` during the warm-up replay.
+    void warm_line(uint64_t line) { l2_->warm(line); }
 
 private:
     static const Config &checked(const Config &cc, const CpuModel &m);
     void start_kernel();
+    void warm_up();
     void power_fail_method();
     Config cc_;                      // the configuration with the model's front end
     CpuCfg cfg_;
@@ -106,6 +109,7 @@ private:
     bool all_done_ = false, power_failed_ = false;
     uint64_t exec_done_ps_ = 0, power_fail_at_ = 0;
     uint64_t next_wid_ = 1;
+    uint64_t warm_accesses_ = 0, warm_ops_ = 0;     // sim.warmup: line accesses and ops replayed
     uint64_t ckpt_base_ = 0;
     uint32_t rid_mask_ = 0xFFFF;
     sc_core::sc_event start_ev_, pf_ev_;

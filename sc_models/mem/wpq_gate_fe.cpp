@@ -13,10 +13,15 @@
 // order (one FIFO per requester), and a boundary waits behind its own path's writes.
 // Deadlock (IV-D): a full queue whose flush-ID region has no boundary yet enters overflow mode;
 // its entries then drain undo-logged, and its writes into a full queue are written through.
+// Draining is paced by the device: an entry leaves the queue (and frees its slot) no sooner than
+// 8 B / (this controller's share of nvm.write_bw_gbps) after the previous one, so a queue whose
+// device cannot keep up fills and back-pressures the persist paths, as the ADR WPQ does.
 #include "wpq_gate_fe.h"
 #include "mem_ctrl.h"
 #include <deque>
 #include <map>
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 extern "C" {
@@ -46,6 +51,10 @@ public:
             throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
                               "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
         g_ = reinterpret_cast<wpq_gate *>(mem_.data());
+        // Entries leave the queue no faster than the device writes them: one 8-byte entry per
+        // 8 B / (this controller's write bandwidth); until then they hold their WPQ slot.
+        const double gbps = p.config().dev.write_gbps;
+        drain_ps_ = gbps > 0 ? (uint64_t)std::llround(8.0 * 1000.0 / gbps) : 0;
     }
 
     uint64_t write(uint64_t t, const McWrite &w) override
@@ -101,17 +110,20 @@ public:
         pf_ = true;
         pump(t);
         pf_seen_ = progress_mark();
-        port_.wake_at(t + pf_wait_ps());
+        pf_check_at_ = t + pf_wait_ps();
+        port_.wake_at(pf_check_at_);
     }
     bool power_done() const override { return !pf_ || pf_done_; }
     void wake(uint64_t t) override
     {
-        if (!pf_ || pf_done_) return;
-        pump(t);
+        if (pf_done_) return;
+        pump(t);                        // a paced drain may go on (drain_ps_)
+        if (!pf_ || t < pf_check_at_) return;
         const uint64_t m = progress_mark();
         if (m != pf_seen_ || (ungated_ && wpq_gate_count(g_))) {
             pf_seen_ = m;
-            port_.wake_at(t + pf_wait_ps());
+            pf_check_at_ = t + pf_wait_ps();
+            port_.wake_at(pf_check_at_);
             return;
         }
         int undo = 0;
@@ -181,13 +193,17 @@ private:
                             if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
                 } else {
                     wpq_result r = wpq_gate_push(g_, it.region, it.word, 0);
+                    if (r == WPQ_FULL && next_drain_ps_ > t) {
+                        drain_wake();                 // a write-through needs the device too: wait for it
+                        break;
+                    }
                     if (r == WPQ_FULL && wpq_gate_bypass(g_, it.region, it.word, 0)) {
-                        port_.device_write(t, it.word * 8, 8);         // overflow mode: written through
+                        device_write(t, it.word);     // overflow mode: written through
                         r = WPQ_BYPASS;
                     } else if (r == WPQ_FULL) {
                         wpq_gate_check_deadlock(g_);
                         if (wpq_gate_bypass(g_, it.region, it.word, 0)) {
-                            port_.device_write(t, it.word * 8, 8);
+                            device_write(t, it.word);
                             r = WPQ_BYPASS;
                         }
                     }
@@ -214,10 +230,11 @@ private:
             }
             wpq_entry e;
             int undo = 0;
-            while (wpq_gate_next_drain(g_, &e, &undo)) {
-                port_.device_write(t, e.addr * 8, 8);
+            while (next_drain_ps_ <= t && wpq_gate_next_drain(g_, &e, &undo)) {
+                device_write(t, e.addr);
                 again = true;
             }
+            if (next_drain_ps_ > t && wpq_gate_count(g_)) drain_wake();   // the device takes the next entry then
             if (wpq_gate_flush_done(g_)) {
                 for (uint32_t d = 0; d < port_.peers(); ++d)
                     if (d != port_.index()) port_.send(d, McMsg{McMsg::FLUSH_ACK, f, port_.index()}, t);
@@ -225,6 +242,18 @@ private:
             }
             if (wpq_gate_try_commit(g_)) again = true;
         }
+    }
+    // One 8-byte device write at t (>= next_drain_ps_), and the next device slot.
+    void device_write(uint64_t t, uint64_t word)
+    {
+        port_.device_write(t, word * 8, 8);
+        next_drain_ps_ = std::max(next_drain_ps_, t) + drain_ps_;
+    }
+    void drain_wake()
+    {
+        if (drain_wake_ps_ == next_drain_ps_) return;
+        drain_wake_ps_ = next_drain_ps_;
+        port_.wake_at(next_drain_ps_);
     }
     uint32_t rid_mask() const { return (uint32_t)((1ull << wpq_gate_config(g_)->rid_bits) - 1); }
 
@@ -242,7 +271,8 @@ private:
     }
     uint64_t load_hits_ = 0;
     bool pf_ = false, pf_done_ = false, pf_undo_ = false;
-    uint64_t pf_seen_ = 0, pf_discarded_ = 0;
+    uint64_t pf_seen_ = 0, pf_discarded_ = 0, pf_check_at_ = 0;
+    uint64_t drain_ps_ = 0, next_drain_ps_ = 0, drain_wake_ps_ = UINT64_MAX;   // paced drain (device write bandwidth)
     uint64_t progress_mark() const
     {
         const wpq_gate_stats *s = wpq_gate_get_stats(g_);
