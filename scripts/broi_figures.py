@@ -94,56 +94,9 @@ def nseeds(rows):
 def pbars(plt, path, title, ylabel, groups, series, values, nseed, paper=None, baseline=1.0, ymin=0.0, log=False,
           labels=None):
     """Grouped bars of values[s][g] (PS, mean and 95% CI over the seeds) with the paper's number of a bar,
-    paper[s][g], as a red diamond (scripts/verdict.py paper_marks) and the seeds in the title."""
-    if plt is None:
-        return
-    fig, ax = plt.subplots(figsize=(min(14, max(7.5, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 5.0))
-    n = len(series)
-    width = 0.8 / n
-    xs = list(range(len(groups)))
-    top = 1.0
-    px, py = [], []
-    for i, s in enumerate(series):
-        ms, hs = [], []
-        for g in groups:
-            m, h, k = values[s][g].summary()
-            ms.append(m)
-            hs.append(0.0 if V.isnan(h) else h)
-            if not V.isnan(m):
-                top = max(top, m + hs[-1])
-        pos = [x + (i - (n - 1) / 2) * width for x in xs]
-        ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
-        ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        for x, g in zip(pos, groups):
-            y = (paper or {}).get(s, {}).get(g)
-            if y is not None:
-                px.append(x)
-                py.append(y)
-                top = max(top, y)
-    V.paper_marks(ax, px, py, label="paper's value (text of section VII)")
-    for j, g in enumerate(groups):
-        if g in ("geomean", "mean"):
-            ax.axvspan(j - 0.45, j + 0.45, color="grey", alpha=0.12, linewidth=0)
-    ax.set_xticks(xs)
-    ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=8)
-    if baseline is not None:
-        ax.axhline(baseline, color="black", linewidth=0.8)
-    if log:
-        ax.set_yscale("log")
-        ax.set_ylim(ymin if ymin > 0 else 0.8, top * 2.5)
-        from matplotlib.ticker import ScalarFormatter
-        ax.yaxis.set_major_formatter(ScalarFormatter())
-        ax.set_ylabel(ylabel + " (log scale)")
-    else:
-        ax.set_ylim(ymin, ymin + (top - ymin) * 1.3)
-        ax.set_ylabel(ylabel)
-    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(nseed, exact_note=False) +
-                 ("\nred diamonds: the paper's value" if px else "\nthe paper gives no number for these bars"),
-                 fontsize=9)
-    ax.legend(ncol=min(n + (1 if px else 0), 4), fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    paper[s][g], as a red diamond and the seeds in the title (the LightWSP script's bars)."""
+    LW.bars(plt, path, title, ylabel, groups, series, values, labels=labels, baseline=baseline, ymin=ymin, log=log,
+            paper=paper or {}, nseed=nseed, paper_label="paper's value (text of section VII)")
 
 
 def csv_and_png(out, plt, name, title, ylabel, groups, series, values, nseed, first="benchmark", **kw):

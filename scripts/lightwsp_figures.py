@@ -110,10 +110,12 @@ def nseeds(values, series=None, groups=None):
 
 
 def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=True,
-         paper=None, paper_hline=None):
+         paper=None, paper_hline=None, nseed=None, paper_label="paper's value"):
     """Grouped bars of values[s][g] (PS): mean with the 95% CI over seeds as error bars. paper:
-    {series: {group: the paper's number}} drawn as markers on those bars (V.paper_marks); paper_hline:
-    (y, label) a reference line where the paper gives one number for all (V.paper_line)."""
+    {series: {group: the paper's number}} drawn as markers on those bars (V.paper_marks; a paper dict
+    with no number for these bars says so in the title); paper_hline: (y, label) a reference line where
+    the paper gives one number for all (V.paper_line). nseed: the seeds behind the error bars (default:
+    counted from values). Also drawn by scripts/broi_figures.py."""
     if plt is None:
         return
     fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6))
@@ -135,7 +137,7 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
         ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
         if paper and s in paper:
             ys = [paper[s].get(g) for g in groups]
-            V.paper_marks(ax, pos, ys, label="paper's value" if not marked else None)
+            V.paper_marks(ax, pos, ys, label=paper_label if not marked else None)
             marked = marked or any(y is not None for y in ys)
     if paper_hline:
         V.paper_line(ax, paper_hline[0], label=paper_hline[1])
@@ -156,8 +158,11 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
         ax.set_ylim(ymin, ymin + (top - ymin) * 1.25)
     if not log:
         ax.set_ylabel(ylabel)
-    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(nseeds(values, series, groups), exact_note=False) +
-                 "; shaded: class and overall means", fontsize=9)
+    ns = nseed if nseed is not None else nseeds(values, series, groups)
+    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(ns, exact_note=False) +
+                 "; shaded: class and overall means" +
+                 ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
+                  else ""), fontsize=9)
     ax.legend(ncol=min(n, 6), fontsize=8, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
