@@ -155,7 +155,7 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
         ax.yaxis.set_major_formatter(ScalarFormatter())
         ax.set_ylabel(ylabel + " (log scale)")
     else:
-        ax.set_ylim(ymin, ymin + (top - ymin) * 1.25)
+        ax.set_ylim(ymin, ymin + (top - ymin) * (1.25 + 0.12 * ((n + 1) // 4)))   # room for the legend rows
     if not log:
         ax.set_ylabel(ylabel)
     ns = nseed if nseed is not None else nseeds(values, series, groups)
@@ -163,7 +163,7 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
                  "; shaded: class and overall means" +
                  ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
                   else ""), fontsize=9)
-    ax.legend(ncol=min(n, 6), fontsize=8, loc="upper left")
+    ax.legend(ncol=min(n + (1 if marked else 0), 4), fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
