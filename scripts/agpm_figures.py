@@ -381,7 +381,9 @@ def bars_rows(path, groups, series, values, labels, ylabel, title, paper=None, n
         ax.set_ylabel(ylabel, fontsize=8)
     axes[0].set_title(title + "\n" + V.seeds_text(nseeds), fontsize=9)
     h, l = legend_handles(axes[2])
-    axes[2].legend(h, l, fontsize=7, ncol=4)
+    lo, hi = axes[2].get_ylim()
+    axes[2].set_ylim(lo, hi + 0.45 * (hi - lo))    # room above the paper's diamonds for the legend
+    axes[2].legend(h, l, fontsize=7, ncol=4, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
