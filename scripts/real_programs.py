@@ -267,7 +267,8 @@ def main():
                       [PAPER.get(m) for m in LW_MODELS[1:]], "paper's geomean (V-B)")
         ax.set_title("LightWSP Fig. 7 comparison on traced real programs (one recording each, no seed spread)",
                      fontsize=9)
-        ax.legend(fontsize=8)
+        ax.set_ylim(top=ax.get_ylim()[1] * 6)    # room for the legend above the bars
+        ax.legend(fontsize=8, ncol=5, loc="upper left")
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "lightwsp.png"), dpi=110)
         fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -281,7 +282,8 @@ def main():
         V.paper_marks(ax, [g - 0.2, g + 0.2], [PAPER["broi_mem"], PAPER["broi_ops"]], "paper's geomean (VII-A)")
         ax.set_title("BROI Fig. 9/10 comparison on traced real programs (one recording each, no seed spread)",
                      fontsize=9)
-        ax.legend(fontsize=8)
+        ax.set_ylim(0, max([r[3] for r in br] + [r[4] for r in br] + [PAPER["broi_ops"]]) * 1.35)
+        ax.legend(fontsize=8, ncol=3, loc="upper left")
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "broi.png"), dpi=110)
     except ImportError:
