@@ -272,7 +272,8 @@ def readme(a, models, wls, table, secs, rows):
          + ("images the model allows, first one per requirement it does not guarantee, then random samples"
             if a.images == "model" else "this run's own durable images") + ") recovered and verified, "
          "`X` some did not, `-` the workload has no recovery procedure. `failed`: the model could not run the "
-         f"workload (see raw/matrix/sweep.csv). Wall time: {secs:.0f} s.", "", "![matrix](matrix.png)", "",
+         f"workload (see raw/matrix/sweep.csv). "
+         + (f"Wall time: {secs:.0f} s." if not a.no_run else "Redrawn from the existing results (--no-run)."), "", "![matrix](matrix.png)", "",
          "| workload | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for w in wls:
         cells = []
