@@ -375,9 +375,229 @@ bool CrashDriver::target_stores(uint32_t a, uint32_t b, std::vector<uint32_t> &c
     return true;
 }
 
-void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
+// What the tried points add up to: the first failure and the targeted-image counts.
+struct CrashDriver::Tally {
+    std::string first_fail, replay;
+    uint64_t fail_index = 0;
+    uint64_t tgt_unguaranteed = 0, tgt_skipped = 0, tgt_dups = 0, tgt_images = 0, tgt_tried = 0, tgt_failed = 0,
+             tgt_ties = 0;
+    std::ostringstream timed;   // --time-recovery lines
+};
+
+// Counts one tried point; the first failure keeps its description and replay command.
+void CrashDriver::record(Tally &t, uint64_t index, const std::string &where, const std::string &bad,
+                         const std::string &again)
+{
+    ++tried_;
+    if (bad.empty()) {
+        ++recovered_;
+    } else if (t.first_fail.empty()) {
+        t.first_fail = where + ": " + bad;
+        t.replay = o_.replay + again;
+        t.fail_index = index;
+    }
+}
+
+// Refuses --at beyond the run and the option pairs that exclude each other.
+void CrashDriver::check_point_options(uint64_t end) const
+{
+    if (o_.at_ps >= 0 && (uint64_t)o_.at_ps > end)
+        throw ConfigError("crash: --at " + std::to_string(o_.at_ps) + " ps is beyond the end of the run (" +
+                          std::to_string(end) + " ps)");
+    if (o_.model_images && o_.sample >= 0 && o_.at_ps >= 0)
+        throw ConfigError("crash: give either --at (a run image) or --sample (a model image), not both");
+    if (o_.sample >= 0 && o_.target >= 0)
+        throw ConfigError("crash: give either --sample (a sampled model image) or --target (a targeted one), not both");
+}
+
+// The run images to try: the one at --at, all, or o_.points distinct ones drawn with the seed.
+std::vector<size_t> CrashDriver::pick_run_images()
+{
+    const auto &imgs = log_.images();
+    std::vector<size_t> pick;
+    if (o_.at_ps >= 0) {
+        size_t i = 0;
+        while (i + 1 < imgs.size() && imgs[i + 1].t <= (uint64_t)o_.at_ps) ++i;
+        pick.push_back(i);
+    } else if (o_.all || o_.points >= imgs.size()) {
+        for (size_t i = 0; i < imgs.size(); ++i) pick.push_back(i);
+    } else {
+        wl_rng rng;
+        wl_rng_seed(&rng, o_.seed * 0xD1B54A32D192ED03ull + 7);
+        std::set<size_t> s;   // Floyd: o_.points distinct indices
+        const size_t n = imgs.size();
+        for (size_t j = n - o_.points; j < n; ++j) {
+            size_t t = (size_t)wl_rng_below(&rng, j + 1);
+            if (!s.insert(t).second) s.insert(j);
+        }
+        pick.assign(s.begin(), s.end());
+    }
+    return pick;
+}
+
+// --images run: recovers from the run's durable image at each picked point; with
+// --time-recovery, times the recovery of the point with the most recovery work.
+void CrashDriver::try_run_images(const LoadedProgram &lp, RunResult &r, Tally &tl)
+{
+    const auto &imgs = log_.images();
+    const std::vector<size_t> pick = pick_run_images();
+    mem_image *cur = mem_clone(log_.init());
+    size_t applied = 0;
+    size_t best = imgs.size();        // --time-recovery: the point timed
+    uint64_t best_t = 0, best_words = 0;
+    bool best_ok = false;
+    for (size_t i : pick) {
+        log_.apply(cur, applied, imgs[i].count);
+        applied = imgs[i].count;
+        const uint64_t t = o_.at_ps >= 0 ? (uint64_t)o_.at_ps : imgs[i].t;
+        RecoveryWork w;
+        std::string bad = try_image(lp, cur, o_.time_recovery ? &w : nullptr);
+        if (o_.time_recovery && (best == imgs.size() || w.words() > best_words)) {
+            best = i;               // the first point with the most work
+            best_t = t;
+            best_words = w.words();
+            best_ok = bad.empty();
+        }
+        char where[160];
+        std::snprintf(where, sizeof where, "crash at %s (t = %llu ps; durable image %zu of %zu, %zu writes)",
+                      fmt_time(t).c_str(), (unsigned long long)t, i, imgs.size() - 1, imgs[i].count);
+        record(tl, i, where, bad, " --at " + std::to_string(t));
+    }
+    if (o_.time_recovery && best < imgs.size()) {
+        if (!best_ok) {
+            tl.timed << "  recovery time     not timed: the chosen point did not recover\n";
+        } else {
+            mem_image *d = mem_clone(log_.init());
+            log_.apply(d, 0, imgs[best].count);
+            try {
+                time_recovery(lp, d, best_t, best, imgs.size(), r, tl.timed);
+            } catch (...) {
+                mem_free(d);
+                mem_free(cur);
+                throw;
+            }
+            mem_free(d);
+        }
+    }
+    mem_free(cur);
+}
+
+// --images model, targeted: one image per requirement the model does not guarantee, numbered in
+// program order of the requires after dropping the skipped ones and duplicates (the same set of
+// durable stores as an earlier one); only the --target one when given.
+void CrashDriver::try_targeted_images(const LoadedProgram &lp, Tally &tl)
+{
+    const persim_prog *p = log_.prog();
+    const uint64_t pm_base = SystemCfg::from(cfg_).pm_base;
+    std::set<std::pair<uint64_t, uint64_t>> seen;   // (size, hash) of each image's store set
+    std::vector<uint32_t> chosen;
+    for (uint32_t q : g_.requires_) {
+        const persim_op &ro = p->ops[q];
+        const uint32_t a = log_.ids().of((uint32_t)ro.val), b = log_.ids().of((uint32_t)ro.addr);
+        if (a == kNoOp || b == kNoOp || g_.store_node[a] < 0 || g_.store_node[b] < 0) continue;
+        if (g_.ordered(g_.store_node[a], g_.store_node[b], mark_, epoch_)) continue;
+        ++tl.tgt_unguaranteed;
+        uint64_t tau;
+        bool tie;
+        if (!target_stores(a, b, chosen, &tau, &tie)) {
+            ++tl.tgt_skipped;
+            continue;
+        }
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (uint32_t op : chosen) {
+            h = (h ^ (op + 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
+            h ^= h >> 33;
+        }
+        if (!seen.insert({chosen.size(), h}).second) {
+            ++tl.tgt_dups;
+            continue;
+        }
+        const uint64_t k = tl.tgt_images++;
+        tl.tgt_ties += tie;
+        if (o_.target >= 0 && k != (uint64_t)o_.target) continue;
+        mem_image *img = mem_clone(log_.init());
+        for (uint32_t op : chosen) write_op(img, p, p->ops[op], pm_base);
+        std::string bad = try_image(lp, img);
+        mem_free(img);
+        ++tl.tgt_tried;
+        tl.tgt_failed += !bad.empty();
+        std::string where = "targeted image " + std::to_string(k) + " (require " + std::to_string(p->ops[a].id) +
+                            " " + std::to_string(p->ops[b].id) + " (op " + std::to_string(ro.id) + "): " +
+                            describe_op(p, g_, b) + " durable, " + describe_op(p, g_, a) +
+                            " not; crash at " + fmt_time(tau) + ", " + std::to_string(chosen.size()) +
+                            " stores durable)";
+        record(tl, k, where, bad, " --images model --target " + std::to_string(k));
+    }
+    if (o_.target >= 0 && (uint64_t)o_.target >= tl.tgt_images)
+        throw ConfigError("crash: --target " + std::to_string(o_.target) + ": this run has " +
+                          std::to_string(tl.tgt_images) + " targeted image(s)");
+}
+
+// --images model, sampled: o_.points samples (or the --sample one; none with --target).
+void CrashDriver::try_sampled_images(const LoadedProgram &lp, uint64_t end, Tally &tl)
+{
+    uint64_t k0 = o_.sample >= 0 ? (uint64_t)o_.sample : 0, k1 = o_.sample >= 0 ? k0 + 1 : o_.points;
+    if (o_.target >= 0) k1 = 0;
+    for (uint64_t k = k0; k < k1; ++k) {
+        uint64_t tau;
+        double q;
+        size_t ns;
+        mem_image *img = model_image(k, end, &tau, &q, &ns);
+        std::string bad = try_image(lp, img);
+        mem_free(img);
+        char where[200];
+        std::snprintf(where, sizeof where, "model image %llu (crash at %s, %zu stores durable, extra-store probability %.3f)",
+                      (unsigned long long)k, fmt_time(tau).c_str(), ns, q);
+        record(tl, k, where, bad, " --images model --seed " + std::to_string(o_.seed) + " --sample " + std::to_string(k));
+    }
+}
+
+// The report text, the "crash" stats group, and exit status 5 when a point did not recover.
+void CrashDriver::report(const LoadedProgram &lp, RunResult &r, const Tally &tl, uint64_t end, double secs)
 {
     std::ostringstream o;
+    o << "crash (" << model_->name << ", workload " << lp.wl->name << " size " << lp.size << "): run " << fmt_time(end)
+      << ", " << log_.writes() << " durable writes, " << (log_.images().size() - 1) << " changes of the durable image\n";
+    o << "  images            "
+      << (o_.model_images ? std::string("allowed by the ") + model_->name + " model (targeted, then sampled)" : std::string("this run's durable image at each crash point"))
+      << "\n";
+    if (o_.model_images && o_.sample < 0) {
+        o << "  targeted images   " << tl.tgt_tried << " tried";
+        if (o_.target >= 0) o << " (--target " << o_.target << " of " << tl.tgt_images << ")";
+        o << ", " << tl.tgt_failed << " failed: one per requirement " << model_->name << " does not guarantee ("
+          << tl.tgt_unguaranteed << " of " << g_.requires_.size() << "; " << tl.tgt_skipped
+          << " kept by an earlier durability point, " << tl.tgt_dups << " duplicate images; " << tl.tgt_ties
+          << " images leave out a durability point completed at the crash instant)\n";
+    }
+    o << "  points tried      " << tried_;
+    if (o_.at_ps < 0 && o_.sample < 0 && o_.target < 0) o << " (seed " << o_.seed << ")";
+    o << "\n  points recovered  " << recovered_ << "\n";
+    if (!tl.first_fail.empty()) {
+        o << "  first failing     " << tl.first_fail << "\n";
+        o << "  replay            " << tl.replay << "\n";
+    }
+    o << tl.timed.str();
+    char b[128];
+    std::snprintf(b, sizeof b, "  host time         %.2f s (%.0f points/s)\n", secs, secs > 0 ? tried_ / secs : 0.0);
+    o << b;
+    text_ = o.str();
+    r.stats["crash"] = {{"images", o_.model_images ? "model" : "run"},
+                        {"tried", tried_},
+                        {"recovered", recovered_},
+                        {"targeted", tl.tgt_tried},
+                        {"targeted_failed", tl.tgt_failed},
+                        {"first_failure", tl.first_fail},
+                        {"seconds", secs}};
+    if (recovered_ != tried_ && r.code == EXIT_OK) {
+        r.code = EXIT_CHECK;
+        r.status = "crash-failed";
+        r.message = "crash: " + std::to_string(tried_ - recovered_) + " of " + std::to_string(tried_) +
+                    " crash points did not recover; first: " + tl.first_fail;
+    }
+}
+
+void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
+{
     if (r.code != EXIT_OK) {
         text_ = "crash: the run did not complete (" + r.status + "): no crash points tried\n";
         return;
@@ -391,191 +611,16 @@ void CrashDriver::on_finished(const LoadedProgram &lp, RunResult &r)
 #endif
     log_.finish();
     const uint64_t end = r.sim_ps;
-    const auto &imgs = log_.images();
-    if (o_.at_ps >= 0 && (uint64_t)o_.at_ps > end)
-        throw ConfigError("crash: --at " + std::to_string(o_.at_ps) + " ps is beyond the end of the run (" +
-                          std::to_string(end) + " ps)");
-    if (o_.model_images && o_.sample >= 0 && o_.at_ps >= 0)
-        throw ConfigError("crash: give either --at (a run image) or --sample (a model image), not both");
-    if (o_.sample >= 0 && o_.target >= 0)
-        throw ConfigError("crash: give either --sample (a sampled model image) or --target (a targeted one), not both");
-    std::string first_fail, replay;
-    uint64_t tgt_unguaranteed = 0, tgt_skipped = 0, tgt_dups = 0, tgt_images = 0, tgt_tried = 0, tgt_failed = 0, tgt_ties = 0;
-    std::ostringstream timed;   // --time-recovery lines
-    uint64_t fail_index = 0;
-    auto record = [&](uint64_t index, const std::string &where, const std::string &bad, const std::string &again) {
-        ++tried_;
-        if (bad.empty()) {
-            ++recovered_;
-        } else if (first_fail.empty()) {
-            first_fail = where + ": " + bad;
-            replay = o_.replay + again;
-            fail_index = index;
-        }
-    };
-    (void)fail_index;
+    check_point_options(end);
+    Tally tl;
     if (!o_.model_images) {
-        std::vector<size_t> pick;
-        if (o_.at_ps >= 0) {
-            size_t i = 0;
-            while (i + 1 < imgs.size() && imgs[i + 1].t <= (uint64_t)o_.at_ps) ++i;
-            pick.push_back(i);
-        } else if (o_.all || o_.points >= imgs.size()) {
-            for (size_t i = 0; i < imgs.size(); ++i) pick.push_back(i);
-        } else {
-            wl_rng rng;
-            wl_rng_seed(&rng, o_.seed * 0xD1B54A32D192ED03ull + 7);
-            std::set<size_t> s;   // Floyd: o_.points distinct indices
-            const size_t n = imgs.size();
-            for (size_t j = n - o_.points; j < n; ++j) {
-                size_t t = (size_t)wl_rng_below(&rng, j + 1);
-                if (!s.insert(t).second) s.insert(j);
-            }
-            pick.assign(s.begin(), s.end());
-        }
-        mem_image *cur = mem_clone(log_.init());
-        size_t applied = 0;
-        size_t best = imgs.size();        // --time-recovery: the point timed
-        uint64_t best_t = 0, best_words = 0;
-        bool best_ok = false;
-        for (size_t i : pick) {
-            log_.apply(cur, applied, imgs[i].count);
-            applied = imgs[i].count;
-            const uint64_t t = o_.at_ps >= 0 ? (uint64_t)o_.at_ps : imgs[i].t;
-            RecoveryWork w;
-            std::string bad = try_image(lp, cur, o_.time_recovery ? &w : nullptr);
-            if (o_.time_recovery && (best == imgs.size() || w.words() > best_words)) {
-                best = i;               // the first point with the most work
-                best_t = t;
-                best_words = w.words();
-                best_ok = bad.empty();
-            }
-            char where[160];
-            std::snprintf(where, sizeof where, "crash at %s (t = %llu ps; durable image %zu of %zu, %zu writes)",
-                          fmt_time(t).c_str(), (unsigned long long)t, i, imgs.size() - 1, imgs[i].count);
-            record(i, where, bad, " --at " + std::to_string(t));
-        }
-        if (o_.time_recovery && best < imgs.size()) {
-            if (!best_ok) {
-                timed << "  recovery time     not timed: the chosen point did not recover\n";
-            } else {
-                mem_image *d = mem_clone(log_.init());
-                log_.apply(d, 0, imgs[best].count);
-                try {
-                    time_recovery(lp, d, best_t, best, imgs.size(), r, timed);
-                } catch (...) {
-                    mem_free(d);
-                    mem_free(cur);
-                    throw;
-                }
-                mem_free(d);
-            }
-        }
-        mem_free(cur);
+        try_run_images(lp, r, tl);
     } else {
-        // Targeted images first (all of them; none with --sample): one per requirement the model
-        // does not guarantee, numbered in program order of the requires after dropping the skipped
-        // ones and duplicates (the same set of durable stores as an earlier one).
-        if (o_.sample < 0) {
-            const persim_prog *p = log_.prog();
-            const uint64_t pm_base = SystemCfg::from(cfg_).pm_base;
-            std::set<std::pair<uint64_t, uint64_t>> seen;   // (size, hash) of each image's store set
-            std::vector<uint32_t> chosen;
-            for (uint32_t q : g_.requires_) {
-                const persim_op &ro = p->ops[q];
-                const uint32_t a = log_.ids().of((uint32_t)ro.val), b = log_.ids().of((uint32_t)ro.addr);
-                if (a == kNoOp || b == kNoOp || g_.store_node[a] < 0 || g_.store_node[b] < 0) continue;
-                if (g_.ordered(g_.store_node[a], g_.store_node[b], mark_, epoch_)) continue;
-                ++tgt_unguaranteed;
-                uint64_t tau;
-                bool tie;
-                if (!target_stores(a, b, chosen, &tau, &tie)) {
-                    ++tgt_skipped;
-                    continue;
-                }
-                uint64_t h = 0xcbf29ce484222325ull;
-                for (uint32_t op : chosen) {
-                    h = (h ^ (op + 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
-                    h ^= h >> 33;
-                }
-                if (!seen.insert({chosen.size(), h}).second) {
-                    ++tgt_dups;
-                    continue;
-                }
-                const uint64_t k = tgt_images++;
-                tgt_ties += tie;
-                if (o_.target >= 0 && k != (uint64_t)o_.target) continue;
-                mem_image *img = mem_clone(log_.init());
-                for (uint32_t op : chosen) write_op(img, p, p->ops[op], pm_base);
-                std::string bad = try_image(lp, img);
-                mem_free(img);
-                ++tgt_tried;
-                tgt_failed += !bad.empty();
-                std::string where = "targeted image " + std::to_string(k) + " (require " + std::to_string(p->ops[a].id) +
-                                    " " + std::to_string(p->ops[b].id) + " (op " + std::to_string(ro.id) + "): " +
-                                    describe_op(p, g_, b) + " durable, " + describe_op(p, g_, a) +
-                                    " not; crash at " + fmt_time(tau) + ", " + std::to_string(chosen.size()) +
-                                    " stores durable)";
-                record(k, where, bad, " --images model --target " + std::to_string(k));
-            }
-            if (o_.target >= 0 && (uint64_t)o_.target >= tgt_images)
-                throw ConfigError("crash: --target " + std::to_string(o_.target) + ": this run has " +
-                                  std::to_string(tgt_images) + " targeted image(s)");
-        }
-        uint64_t k0 = o_.sample >= 0 ? (uint64_t)o_.sample : 0, k1 = o_.sample >= 0 ? k0 + 1 : o_.points;
-        if (o_.target >= 0) k1 = 0;
-        for (uint64_t k = k0; k < k1; ++k) {
-            uint64_t tau;
-            double q;
-            size_t ns;
-            mem_image *img = model_image(k, end, &tau, &q, &ns);
-            std::string bad = try_image(lp, img);
-            mem_free(img);
-            char where[200];
-            std::snprintf(where, sizeof where, "model image %llu (crash at %s, %zu stores durable, extra-store probability %.3f)",
-                          (unsigned long long)k, fmt_time(tau).c_str(), ns, q);
-            record(k, where, bad, " --images model --seed " + std::to_string(o_.seed) + " --sample " + std::to_string(k));
-        }
+        // Targeted images first (all of them; none with --sample), then the samples.
+        if (o_.sample < 0) try_targeted_images(lp, tl);
+        try_sampled_images(lp, end, tl);
     }
-    const double secs = now_s() - t0;
-    o << "crash (" << model_->name << ", workload " << lp.wl->name << " size " << lp.size << "): run " << fmt_time(end)
-      << ", " << log_.writes() << " durable writes, " << (imgs.size() - 1) << " changes of the durable image\n";
-    o << "  images            "
-      << (o_.model_images ? std::string("allowed by the ") + model_->name + " model (targeted, then sampled)" : std::string("this run's durable image at each crash point"))
-      << "\n";
-    if (o_.model_images && o_.sample < 0) {
-        o << "  targeted images   " << tgt_tried << " tried";
-        if (o_.target >= 0) o << " (--target " << o_.target << " of " << tgt_images << ")";
-        o << ", " << tgt_failed << " failed: one per requirement " << model_->name << " does not guarantee ("
-          << tgt_unguaranteed << " of " << g_.requires_.size() << "; " << tgt_skipped
-          << " kept by an earlier durability point, " << tgt_dups << " duplicate images; " << tgt_ties
-          << " images leave out a durability point completed at the crash instant)\n";
-    }
-    o << "  points tried      " << tried_;
-    if (o_.at_ps < 0 && o_.sample < 0 && o_.target < 0) o << " (seed " << o_.seed << ")";
-    o << "\n  points recovered  " << recovered_ << "\n";
-    if (!first_fail.empty()) {
-        o << "  first failing     " << first_fail << "\n";
-        o << "  replay            " << replay << "\n";
-    }
-    o << timed.str();
-    char b[128];
-    std::snprintf(b, sizeof b, "  host time         %.2f s (%.0f points/s)\n", secs, secs > 0 ? tried_ / secs : 0.0);
-    o << b;
-    text_ = o.str();
-    r.stats["crash"] = {{"images", o_.model_images ? "model" : "run"},
-                        {"tried", tried_},
-                        {"recovered", recovered_},
-                        {"targeted", tgt_tried},
-                        {"targeted_failed", tgt_failed},
-                        {"first_failure", first_fail},
-                        {"seconds", secs}};
-    if (recovered_ != tried_ && r.code == EXIT_OK) {
-        r.code = EXIT_CHECK;
-        r.status = "crash-failed";
-        r.message = "crash: " + std::to_string(tried_ - recovered_) + " of " + std::to_string(tried_) +
-                    " crash points did not recover; first: " + first_fail;
-    }
+    report(lp, r, tl, end, now_s() - t0);
 }
 
 } // namespace persim

@@ -68,6 +68,17 @@ private:
     // durability point covering a completed at that same instant (left out: a tie is no order).
     bool target_stores(uint32_t a, uint32_t b, std::vector<uint32_t> &chosen, uint64_t *tau, bool *tie);
 
+    // on_finished's pieces (crash.cpp): the tally of tried points, the option checks, the three
+    // kinds of crash images, and the report.
+    struct Tally;
+    void record(Tally &t, uint64_t index, const std::string &where, const std::string &bad, const std::string &again);
+    void check_point_options(uint64_t end) const;
+    std::vector<size_t> pick_run_images();
+    void try_run_images(const LoadedProgram &lp, RunResult &r, Tally &t);
+    void try_targeted_images(const LoadedProgram &lp, Tally &t);
+    void try_sampled_images(const LoadedProgram &lp, uint64_t end, Tally &t);
+    void report(const LoadedProgram &lp, RunResult &r, const Tally &t, uint64_t end, double secs);
+
     Config cfg_;
     const PersistModel *model_;
     CrashOptions o_;

@@ -179,23 +179,26 @@ std::vector<ojson> list_of(const Spec &s, const ojson &j, const std::string &key
     return std::vector<ojson>(j.begin(), j.end());
 }
 
-Spec parse_spec(const std::string &path)
+// Reads the spec file as JSON (comments allowed); a parse error names the line.
+ojson read_spec_json(const std::string &path)
 {
-    Spec s;
-    s.path = path;
     std::ifstream in(path);
     if (!in) throw ConfigError(path + ": cannot open sweep spec");
     std::stringstream ss;
     ss << in.rdbuf();
-    ojson j;
     try {
-        j = ojson::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+        return ojson::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
     } catch (const ojson::parse_error &e) {
         std::string text = ss.str();
         size_t line = 1;
         for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
         throw ConfigError(path + ":" + std::to_string(line) + ": invalid JSON: " + e.what());
     }
+}
+
+// The top level is an object of known keys ("_..." keys are comments).
+void check_top_keys(const Spec &s, const ojson &j)
+{
     if (!j.is_object()) bad(s, "top level must be a JSON object");
     static const std::vector<std::string> known = {"name", "description", "out", "configs", "models", "workloads",
                                                    "sizes", "seeds", "set", "exclude", "args", "command"};
@@ -209,6 +212,11 @@ Spec parse_spec(const std::string &path)
             bad(s, "unknown key '" + it.key() + "' (known: " + all + ")");
         }
     }
+}
+
+// The spec's scalar keys: out, name, description, command, args.
+void parse_head(Spec &s, const ojson &j)
+{
     auto str = [&](const char *k, bool required) -> std::string {
         if (!j.contains(k)) {
             if (required) bad(s, std::string("missing key '") + k + "'");
@@ -219,7 +227,7 @@ Spec parse_spec(const std::string &path)
         return j[k].get<std::string>();
     };
     s.out = str("out", true);
-    s.name = j.contains("name") ? str("name", false) : fs::path(path).stem().string();
+    s.name = j.contains("name") ? str("name", false) : fs::path(s.path).stem().string();
     if (j.contains("description") && !j["description"].is_string()) bad(s, "'description' must be a string");
     if (j.contains("command")) s.command = str("command", false);
     if (s.command.find_first_of(" /\t") != std::string::npos || s.command[0] == '-')
@@ -234,8 +242,11 @@ Spec parse_spec(const std::string &path)
             s.extra_args.push_back(v);
         }
     }
+}
 
-    // configs: each entry a file or a list of files merged in order.
+// The configs dimension: each entry a file or a list of files merged in order.
+Dim config_dim(const Spec &s, const ojson &j)
+{
     Dim cfg{"config", "config_files", "", {}};
     if (j.contains("configs")) {
         for (const auto &e : list_of(s, j["configs"], "configs")) {
@@ -263,8 +274,12 @@ Spec parse_spec(const std::string &path)
     } else {
         cfg.choices.push_back(Choice{});   // persim's built-in defaults
     }
-    s.dims.push_back(cfg);
+    return cfg;
+}
 
+// The models dimension (required; every model known).
+Dim model_dim(const Spec &s, const ojson &j)
+{
     if (!j.contains("models")) bad(s, "missing key 'models' (e.g. [\"epoch\", \"sbrp\"])");
     Dim md{"model", "", "", {}};
     for (const auto &e : list_of(s, j["models"], "models")) {
@@ -277,8 +292,12 @@ Spec parse_spec(const std::string &path)
         }
         md.choices.push_back(simple(m, "--model"));
     }
-    s.dims.push_back(md);
+    return md;
+}
 
+// The workloads dimension (required; every workload known).
+Dim workload_dim(const Spec &s, const ojson &j)
+{
     if (!j.contains("workloads")) bad(s, "missing key 'workloads' (see `persim list workloads`)");
     Dim wd{"workload", "", "", {}};
     for (const auto &e : list_of(s, j["workloads"], "workloads")) {
@@ -291,8 +310,12 @@ Spec parse_spec(const std::string &path)
         }
         wd.choices.push_back(simple(w, "--workload"));
     }
-    s.dims.push_back(wd);
+    return wd;
+}
 
+// The sizes dimension ("default" when absent).
+Dim size_dim(const Spec &s, const ojson &j)
+{
     Dim sz{"size", "size_arg", "", {}};
     if (j.contains("sizes")) {
         for (const auto &e : list_of(s, j["sizes"], "sizes")) {
@@ -305,102 +328,128 @@ Spec parse_spec(const std::string &path)
     } else {
         sz.choices.push_back(simple("default", "--size"));
     }
-    s.dims.push_back(sz);
+    return sz;
+}
 
-    if (j.contains("seeds")) {
-        Dim sd{"seed", "", "seed", {}};
-        for (const auto &e : list_of(s, j["seeds"], "seeds")) {
-            if (!e.is_number_unsigned()) bad(s, "'seeds': expected a non-negative integer, got " + e.dump());
-            std::string v = std::to_string(e.get<uint64_t>());
-            // The input seed of every command: `--seed` of `persim crash` picks crash points instead.
-            Choice c = simple(v, "--set");
-            c.args = {"--set", "sim.seed=" + v};
-            sd.choices.push_back(c);
-        }
-        s.dims.push_back(sd);
+// The seeds dimension (only when given): each seed as --set sim.seed=N.
+Dim seed_dim(const Spec &s, const ojson &j)
+{
+    Dim sd{"seed", "", "seed", {}};
+    for (const auto &e : list_of(s, j["seeds"], "seeds")) {
+        if (!e.is_number_unsigned()) bad(s, "'seeds': expected a non-negative integer, got " + e.dump());
+        std::string v = std::to_string(e.get<uint64_t>());
+        // The input seed of every command: `--seed` of `persim crash` picks crash points instead.
+        Choice c = simple(v, "--set");
+        c.args = {"--set", "sim.seed=" + v};
+        sd.choices.push_back(c);
     }
+    return sd;
+}
 
-    if (j.contains("set")) {
-        if (!j["set"].is_object()) bad(s, "'set' must be an object {\"config.key\": [values], ...}");
-        for (auto it = j["set"].begin(); it != j["set"].end(); ++it) {
-            const std::string name = it.key();
-            if (!name.empty() && name[0] == '_') continue;
-            for (const auto &d : s.dims)
-                if (d.name == name) bad(s, "'set': '" + name + "' clashes with a dimension of the same name");
-            auto vals = list_of(s, it.value(), "set." + name);
-            bool group = vals[0].is_object();
-            for (const auto &v : vals)
-                if (v.is_object() != group)
-                    bad(s, "'set." + name + "': mix of objects and values (a list of objects sets several keys together)");
-            std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
-            Dim d{name, name, group ? name : last, {}};
-            if (!group && !config_find(name)) {
-                Config probe;
-                probe.set(name, json(), s.path + ": 'set'");   // throws "unknown config key" with the section's keys
+// One value of a `set` entry: a single value, or an object of keys set together (with _label).
+Choice set_choice(const Spec &s, const std::string &name, bool group, const ojson &v)
+{
+    Choice c;
+    Config probe;
+    auto add = [&](const std::string &key, const ojson &val) {
+        // Type and range check against the schema (the run applies it with --set).
+        probe.set(key, json::parse(val.dump()), s.path + ": 'set'");
+        c.sets.push_back(key + "=" + set_value(val));
+        c.args.push_back("--set");
+        c.args.push_back(c.sets.back());
+    };
+    if (group) {
+        if (v.empty()) bad(s, "'set." + name + "': empty object");
+        std::string auto_label;
+        for (auto kv = v.begin(); kv != v.end(); ++kv) {
+            if (kv.key() == "_label") {
+                if (!kv.value().is_string() && !kv.value().is_number())
+                    bad(s, "'set." + name + "': _label must be a string or number");
+                c.label = label_of(kv.value());
+                continue;
             }
-            for (const auto &v : vals) {
-                Choice c;
-                Config probe;
-                auto add = [&](const std::string &key, const ojson &val) {
-                    // Type and range check against the schema (the run applies it with --set).
-                    probe.set(key, json::parse(val.dump()), s.path + ": 'set'");
-                    c.sets.push_back(key + "=" + set_value(val));
-                    c.args.push_back("--set");
-                    c.args.push_back(c.sets.back());
-                };
-                if (group) {
-                    if (v.empty()) bad(s, "'set." + name + "': empty object");
-                    std::string auto_label;
-                    for (auto kv = v.begin(); kv != v.end(); ++kv) {
-                        if (kv.key() == "_label") {
-                            if (!kv.value().is_string() && !kv.value().is_number())
-                                bad(s, "'set." + name + "': _label must be a string or number");
-                            c.label = label_of(kv.value());
-                            continue;
-                        }
-                        if (!kv.key().empty() && kv.key()[0] == '_') continue;
-                        if (kv.value().is_object() || kv.value().is_array() || kv.value().is_null())
-                            bad(s, "'set." + name + "." + kv.key() + "': expected a single value, got " + kv.value().dump());
-                        add(kv.key(), kv.value());
-                        auto_label += (auto_label.empty() ? "" : ";") + kv.key() + "=" + set_value(kv.value());
-                    }
-                    if (c.sets.empty()) bad(s, "'set." + name + "': an entry sets no key");
-                    if (c.label.empty()) c.label = auto_label;
-                } else {
-                    if (v.is_array() || v.is_null()) bad(s, "'set." + name + "': expected a value, got " + v.dump());
-                    add(name, v);
-                    c.label = set_value(v);
-                    c.raw = v;
-                }
-                d.choices.push_back(c);
-            }
-            s.dims.push_back(d);
+            if (!kv.key().empty() && kv.key()[0] == '_') continue;
+            if (kv.value().is_object() || kv.value().is_array() || kv.value().is_null())
+                bad(s, "'set." + name + "." + kv.key() + "': expected a single value, got " + kv.value().dump());
+            add(kv.key(), kv.value());
+            auto_label += (auto_label.empty() ? "" : ";") + kv.key() + "=" + set_value(kv.value());
         }
+        if (c.sets.empty()) bad(s, "'set." + name + "': an entry sets no key");
+        if (c.label.empty()) c.label = auto_label;
+    } else {
+        if (v.is_array() || v.is_null()) bad(s, "'set." + name + "': expected a value, got " + v.dump());
+        add(name, v);
+        c.label = set_value(v);
+        c.raw = v;
     }
+    return c;
+}
 
-    if (j.contains("exclude")) {
-        if (!j["exclude"].is_array()) bad(s, "'exclude' must be a list of objects {\"dimension\": value or [values]}");
-        for (const auto &r : j["exclude"]) {
-            if (!r.is_object() || r.empty()) bad(s, "'exclude': each entry must be a non-empty object, got " + r.dump());
-            std::vector<std::pair<std::string, std::vector<ojson>>> rule;
-            for (auto it = r.begin(); it != r.end(); ++it) {
-                if (!it.key().empty() && it.key()[0] == '_') continue;
-                bool found = false;
-                for (const auto &d : s.dims) found |= d.name == it.key();
-                if (!found) {
-                    std::string all;
-                    for (const auto &d : s.dims) all += (all.empty() ? "" : ", ") + d.name;
-                    bad(s, "'exclude': unknown dimension '" + it.key() + "' (dimensions: " + all + ")");
-                }
-                std::vector<ojson> vals;
-                if (it.value().is_array())
-                    for (const auto &v : it.value()) vals.push_back(v);
-                else vals.push_back(it.value());
-                rule.emplace_back(it.key(), vals);
-            }
-            s.excludes.push_back(rule);
+// The `set` dimensions, one per entry {"config.key": [values]} (after the other dimensions).
+void set_dims(Spec &s, const ojson &j)
+{
+    if (!j["set"].is_object()) bad(s, "'set' must be an object {\"config.key\": [values], ...}");
+    for (auto it = j["set"].begin(); it != j["set"].end(); ++it) {
+        const std::string name = it.key();
+        if (!name.empty() && name[0] == '_') continue;
+        for (const auto &d : s.dims)
+            if (d.name == name) bad(s, "'set': '" + name + "' clashes with a dimension of the same name");
+        auto vals = list_of(s, it.value(), "set." + name);
+        bool group = vals[0].is_object();
+        for (const auto &v : vals)
+            if (v.is_object() != group)
+                bad(s, "'set." + name + "': mix of objects and values (a list of objects sets several keys together)");
+        std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+        Dim d{name, name, group ? name : last, {}};
+        if (!group && !config_find(name)) {
+            Config probe;
+            probe.set(name, json(), s.path + ": 'set'");   // throws "unknown config key" with the section's keys
         }
+        for (const auto &v : vals) d.choices.push_back(set_choice(s, name, group, v));
+        s.dims.push_back(d);
     }
+}
+
+// The exclude rules: objects {"dimension": value or [values]} over known dimensions.
+void parse_excludes(Spec &s, const ojson &j)
+{
+    if (!j["exclude"].is_array()) bad(s, "'exclude' must be a list of objects {\"dimension\": value or [values]}");
+    for (const auto &r : j["exclude"]) {
+        if (!r.is_object() || r.empty()) bad(s, "'exclude': each entry must be a non-empty object, got " + r.dump());
+        std::vector<std::pair<std::string, std::vector<ojson>>> rule;
+        for (auto it = r.begin(); it != r.end(); ++it) {
+            if (!it.key().empty() && it.key()[0] == '_') continue;
+            bool found = false;
+            for (const auto &d : s.dims) found |= d.name == it.key();
+            if (!found) {
+                std::string all;
+                for (const auto &d : s.dims) all += (all.empty() ? "" : ", ") + d.name;
+                bad(s, "'exclude': unknown dimension '" + it.key() + "' (dimensions: " + all + ")");
+            }
+            std::vector<ojson> vals;
+            if (it.value().is_array())
+                for (const auto &v : it.value()) vals.push_back(v);
+            else vals.push_back(it.value());
+            rule.emplace_back(it.key(), vals);
+        }
+        s.excludes.push_back(rule);
+    }
+}
+
+Spec parse_spec(const std::string &path)
+{
+    Spec s;
+    s.path = path;
+    const ojson j = read_spec_json(path);
+    check_top_keys(s, j);
+    parse_head(s, j);
+    s.dims.push_back(config_dim(s, j));
+    s.dims.push_back(model_dim(s, j));
+    s.dims.push_back(workload_dim(s, j));
+    s.dims.push_back(size_dim(s, j));
+    if (j.contains("seeds")) s.dims.push_back(seed_dim(s, j));
+    if (j.contains("set")) set_dims(s, j);
+    if (j.contains("exclude")) parse_excludes(s, j);
     return s;
 }
 

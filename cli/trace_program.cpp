@@ -165,62 +165,75 @@ int vg_dump_raw(const std::string &raw, FILE *out, std::string &err)
     return 0;
 }
 
-persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgConvertStats &s, std::string &err)
-{
-    std::vector<Rec> recs;
-    if (!load_raw(raw, recs, err)) return nullptr;
-    s = VgConvertStats();
-    s.records = recs.size() - 1;
-    s.guest_instrs = recs.back().addr;
+namespace {
 
-    // pass 1: sync words (targets of atomics) and threads in order of first appearance
+// vg_convert's state between its passes: the sync words, the threads and their converted ops,
+// the statistics, and the ticket of every sync word.
+struct Converter {
+    const VgConvertOptions &o;
+    VgConvertStats &s;
     std::unordered_map<uint64_t, uint64_t> sync_index;    // guest address -> shadow slot
     std::map<uint16_t, unsigned> tmap;
     std::vector<uint16_t> torder;
-    for (size_t i = 0; i + 1 < recs.size(); ++i) {
-        const Rec &r = recs[i];
-        if (r.kind == PT_CAS || r.kind == PT_CAS_FAIL || r.kind == PT_LL || r.kind == PT_SC || r.kind == PT_SC_FAIL)
-            sync_index.emplace(r.addr, sync_index.size());
-        if (r.kind == PT_PMRANGE || r.kind == PT_END) continue;
-        if (r.tid == 0) {
-            err = raw + ": record " + std::to_string(i + 1) + " (byte " + std::to_string(PT_HEADER_BYTES + i * PT_RECORD_BYTES) +
-                  "): thread id 0 on a " + kind_name(r.kind) + " record";
-            return nullptr;
-        }
-        if (!tmap.count(r.tid)) {
-            if (tmap.size() == o.max_threads) {
-                err = raw + ": record " + std::to_string(i + 1) + ": thread " + std::to_string(r.tid) + " is the " +
-                      std::to_string(o.max_threads + 1) + "th thread; a trace holds at most " + std::to_string(o.max_threads) +
-                      " CPU threads (kernel main, threads=32*T <= 1024)";
-                return nullptr;
-            }
-            tmap[r.tid] = (unsigned)torder.size();
-            torder.push_back(r.tid);
-        }
-    }
-    s.sync_words = sync_index.size();
-    s.threads = torder.size();
-    std::vector<Thread> th(torder.size());
-    std::vector<uint64_t> ticket(sync_index.size(), 0);
+    std::vector<Thread> th;
+    std::vector<uint64_t> ticket;
     std::unordered_set<uint64_t> lines, slines;
     std::vector<std::pair<uint64_t, unsigned>> pc;
-    auto pm = [&](uint64_t a) { return o.pm_base + (a & kAddrMask); };
-    auto shadow = [&](uint64_t a) { return o.pm_base + kShadowOff + 8 * sync_index.at(a); };
 
-    auto flush_compute = [&](Thread &t) {
+    Converter(const VgConvertOptions &opt, VgConvertStats &st) : o(opt), s(st) {}
+    uint64_t pm(uint64_t a) const { return o.pm_base + (a & kAddrMask); }
+    uint64_t shadow(uint64_t a) const { return o.pm_base + kShadowOff + 8 * sync_index.at(a); }
+
+    // Pass 1: sync words (targets of atomics) and threads in order of first appearance.
+    bool scan(const std::vector<Rec> &recs, const std::string &raw, std::string &err)
+    {
+        for (size_t i = 0; i + 1 < recs.size(); ++i) {
+            const Rec &r = recs[i];
+            if (r.kind == PT_CAS || r.kind == PT_CAS_FAIL || r.kind == PT_LL || r.kind == PT_SC || r.kind == PT_SC_FAIL)
+                sync_index.emplace(r.addr, sync_index.size());
+            if (r.kind == PT_PMRANGE || r.kind == PT_END) continue;
+            if (r.tid == 0) {
+                err = raw + ": record " + std::to_string(i + 1) + " (byte " + std::to_string(PT_HEADER_BYTES + i * PT_RECORD_BYTES) +
+                      "): thread id 0 on a " + kind_name(r.kind) + " record";
+                return false;
+            }
+            if (!tmap.count(r.tid)) {
+                if (tmap.size() == o.max_threads) {
+                    err = raw + ": record " + std::to_string(i + 1) + ": thread " + std::to_string(r.tid) + " is the " +
+                          std::to_string(o.max_threads + 1) + "th thread; a trace holds at most " + std::to_string(o.max_threads) +
+                          " CPU threads (kernel main, threads=32*T <= 1024)";
+                    return false;
+                }
+                tmap[r.tid] = (unsigned)torder.size();
+                torder.push_back(r.tid);
+            }
+        }
+        s.sync_words = sync_index.size();
+        s.threads = torder.size();
+        th.resize(torder.size());
+        ticket.assign(sync_index.size(), 0);
+        return true;
+    }
+
+    // Emits the thread's pending instructions as one compute op.
+    void flush_compute(Thread &t)
+    {
         if (t.pending) {
             t.ops.push_back({OPK_COMPUTE, 0, 0, t.pending});
             s.compute_ops++;
             s.compute_instrs += t.pending;
             t.pending = 0;
         }
-    };
+    }
     // an op that counts as one instruction: the instruction that made the record
-    auto op_instr = [&](Thread &t, const Rec &r) {
+    void op_instr(Thread &t, const Rec &r)
+    {
         if (r.gap) t.pending += r.gap - 1;
         flush_compute(t);
-    };
-    auto emit_ld = [&](Thread &t, uint64_t a, unsigned size) {
+    }
+    // A load of `size` bytes as aligned pieces of at most 8 bytes.
+    void emit_ld(Thread &t, uint64_t a, unsigned size)
+    {
         for (unsigned k = 0; k < size; k += 8) {
             pieces(pm(a + k), size - k < 8 ? size - k : 8, pc);
             for (auto &p : pc) {
@@ -229,8 +242,10 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
                 lines.insert(p.first >> 6);
             }
         }
-    };
-    auto emit_st = [&](Thread &t, uint64_t a, unsigned size, uint64_t v) {
+    }
+    // A store of `size` bytes of v as aligned pieces, each with its part of the value.
+    void emit_st(Thread &t, uint64_t a, unsigned size, uint64_t v)
+    {
         pieces(pm(a), size, pc);
         uint64_t base = pm(a);
         for (auto &p : pc) {
@@ -243,29 +258,29 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
             slines.insert(p.first >> 6);
         }
         t.stored = true;
-    };
-    auto acquire = [&](Thread &t, uint64_t a) {
+    }
+    // Waits for the sync word's current ticket.
+    void acquire(Thread &t, uint64_t a)
+    {
         uint64_t slot = sync_index.at(a);
         t.ops.push_back({OPK_ACQUIRE, 8, shadow(a), ticket[slot]});
         s.acquire++;
-    };
-    auto release = [&](Thread &t, uint64_t a) {
+    }
+    // Publishes the sync word's next ticket.
+    void release(Thread &t, uint64_t a)
+    {
         uint64_t slot = sync_index.at(a);
         t.ops.push_back({OPK_RELEASE, 8, shadow(a), ++ticket[slot]});
         s.release++;
-    };
+    }
 
-    auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i + 1 < recs.size(); ++i) {
-        if (o.progress && i && i % (1u << 22) == 0) {
-            double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::fprintf(stderr, "trace-program: converted %zu of %zu records (%.1f s)\n", i, recs.size() - 1, sec);
-        }
-        const Rec &r = recs[i];
+    // Pass 2: one record into its thread's ops.
+    void convert(const Rec &r)
+    {
         if (r.kind == PT_PMRANGE) {
             s.pm_ranges++;
             s.pm_bytes_in_ranges += r.val;
-            continue;
+            return;
         }
         Thread &t = th[tmap.at(r.tid)];
         bool sync = sync_index.count(r.addr) != 0;
@@ -355,37 +370,73 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
             break;
         }
     }
-    for (auto &t : th) flush_compute(t);
-    s.footprint_lines = lines.size();
-    s.footprint_store_lines = slines.size();
-    for (const auto &kv : sync_index)
-        if (pm(kv.first) >= o.pm_base + kShadowOff) {
-            err = raw + ": guest address 0x" + [&] { char b[32]; std::snprintf(b, sizeof b, "%llx", (unsigned long long)kv.first); return std::string(b); }() +
-                  " maps into the ticket window of the trace (pm_base + 0xFFF0000000..)";
-            return nullptr;
+
+    // After pass 2: the last compute ops, the footprint, and no sync word inside the ticket window.
+    bool finish(const std::string &raw, std::string &err)
+    {
+        for (auto &t : th) flush_compute(t);
+        s.footprint_lines = lines.size();
+        s.footprint_store_lines = slines.size();
+        for (const auto &kv : sync_index)
+            if (pm(kv.first) >= o.pm_base + kShadowOff) {
+                err = raw + ": guest address 0x" + [&] { char b[32]; std::snprintf(b, sizeof b, "%llx", (unsigned long long)kv.first); return std::string(b); }() +
+                      " maps into the ticket window of the trace (pm_base + 0xFFF0000000..)";
+                return false;
+            }
+        return true;
+    }
+
+    // Assembles the program: kernel main, one warp stream per thread (freeing each thread's ops).
+    persim_prog *assemble()
+    {
+        persim_prog *p = prog_new();
+        unsigned nth = torder.empty() ? 1 : (unsigned)torder.size();
+        prog_kernel(p, "main", 1, 32 * nth);
+        for (unsigned t = 0; t < torder.size(); ++t) {
+            if (th[t].ops.empty()) continue;
+            prog_warp(p, 0, t);
+            for (const COp &c : th[t].ops) {
+                switch (c.kind) {
+                case OPK_LD: op_ld(p, c.addr, c.elem, 1, c.elem); break;
+                case OPK_ST: op_st_bcast(p, c.addr, c.elem, 1, c.elem, c.val); break;
+                case OPK_COMPUTE: op_compute(p, c.val); break;
+                case OPK_ORDER: op_order(p); break;
+                case OPK_DURABLE: op_durable(p); break;
+                case OPK_ACQUIRE: op_acquire(p, c.addr, 8, c.val, SCOPE_SYSTEM); break;
+                case OPK_RELEASE: op_release(p, c.addr, 8, c.val, SCOPE_SYSTEM); break;
+                case OPK_MARK: op_mark(p, (persim_mark)c.elem); break;
+                }
+            }
+            std::vector<COp>().swap(th[t].ops);
         }
+        return p;
+    }
+};
+
+} // namespace
+
+persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgConvertStats &s, std::string &err)
+{
+    std::vector<Rec> recs;
+    if (!load_raw(raw, recs, err)) return nullptr;
+    s = VgConvertStats();
+    s.records = recs.size() - 1;
+    s.guest_instrs = recs.back().addr;
+
+    Converter cv(o, s);
+    if (!cv.scan(recs, raw, err)) return nullptr;
+    auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i + 1 < recs.size(); ++i) {
+        if (o.progress && i && i % (1u << 22) == 0) {
+            double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::fprintf(stderr, "trace-program: converted %zu of %zu records (%.1f s)\n", i, recs.size() - 1, sec);
+        }
+        cv.convert(recs[i]);
+    }
+    if (!cv.finish(raw, err)) return nullptr;
 
     std::vector<Rec>().swap(recs);     // the raw records are no longer needed: free them first
-    persim_prog *p = prog_new();
-    unsigned nth = torder.empty() ? 1 : (unsigned)torder.size();
-    prog_kernel(p, "main", 1, 32 * nth);
-    for (unsigned t = 0; t < torder.size(); ++t) {
-        if (th[t].ops.empty()) continue;
-        prog_warp(p, 0, t);
-        for (const COp &c : th[t].ops) {
-            switch (c.kind) {
-            case OPK_LD: op_ld(p, c.addr, c.elem, 1, c.elem); break;
-            case OPK_ST: op_st_bcast(p, c.addr, c.elem, 1, c.elem, c.val); break;
-            case OPK_COMPUTE: op_compute(p, c.val); break;
-            case OPK_ORDER: op_order(p); break;
-            case OPK_DURABLE: op_durable(p); break;
-            case OPK_ACQUIRE: op_acquire(p, c.addr, 8, c.val, SCOPE_SYSTEM); break;
-            case OPK_RELEASE: op_release(p, c.addr, 8, c.val, SCOPE_SYSTEM); break;
-            case OPK_MARK: op_mark(p, (persim_mark)c.elem); break;
-            }
-        }
-        std::vector<COp>().swap(th[t].ops);
-    }
+    persim_prog *p = cv.assemble();
     char e[256];
     if (prog_validate(p, e, sizeof e) != 0) {
         err = raw + ": the converted program is not valid: " + e;

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 #include "sim.h"
+#include "sc_test_util.h"
 #include "workload.h"
 
 using namespace persim;
@@ -26,14 +27,7 @@ class AgpmOnGpu : public ::testing::TestWithParam<std::tuple<std::string, std::s
 TEST_P(AgpmOnGpu, RunsAndVerifies)
 {
     auto [wl, model] = GetParam();
-    RunSpec s;
-    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json");
-    s.model = model;
-    s.workload = wl;
-    s.small = true;
-    s.write_files = false;
-    s.quiet = true;
-    RunResult r = run_simulation(s);
+    RunResult r = run_simulation(small_spec(model, wl));
     ASSERT_EQ(r.code, EXIT_OK) << r.status << ": " << r.message;
     EXPECT_TRUE(r.verified);
     EXPECT_GT(r.instructions, 0u);

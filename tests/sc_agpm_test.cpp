@@ -13,19 +13,11 @@
 #include <vector>
 #include "sc_fork.h"
 #include "sim.h"
+#include "sc_test_util.h"
 
 using namespace persim;
 
 namespace {
-
-const std::string kSmall = std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json";
-
-std::string write_trace(const std::string &name, const std::string &text)
-{
-    auto p = std::filesystem::temp_directory_path() / ("agpm_" + name + "_" + std::to_string(getpid()) + ".trace");
-    std::ofstream(p) << text;
-    return p.string();
-}
 
 // The stats these tests read (a run happens in a forked child: SystemC elaborates once per process).
 const std::vector<std::pair<std::string, std::string>> kKeys = {
@@ -60,20 +52,15 @@ std::string group_of(const std::string &model)
 Res run_trace(const std::string &model, const std::string &name, const std::string &text,
               const std::vector<std::string> &sets = {})
 {
-    const std::string path = write_trace(name, text);
+    const std::string path = write_trace("agpm_" + name, text);
     Res failed;
     failed.threw = 2;
     return run_in_child<Res>(
         [&]() {
             Res out;
             try {
-                RunSpec s;
-                s.cfg.load_file(kSmall);
-                for (const auto &kv : sets) s.cfg.set_kv(kv);
-                s.model = model;
+                RunSpec s = small_spec(model, "", sets);
                 s.trace = path;
-                s.write_files = false;
-                s.quiet = true;
                 RunResult r = run_simulation(s);
                 out.code = r.code;
                 out.verified = r.verified;

@@ -11,30 +11,11 @@
 #include "check.h"
 #include "crash.h"
 #include "sim.h"
+#include "sc_test_util.h"
 
 using namespace persim;
 
 namespace {
-
-RunSpec small_spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {})
-{
-    RunSpec s;
-    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json");
-    for (const auto &kv : sets) s.cfg.set_kv(kv);
-    s.model = model;
-    s.workload = workload;
-    s.small = true;
-    s.write_files = false;
-    s.quiet = true;
-    return s;
-}
-
-std::string write_trace(const std::string &name, const std::string &text)
-{
-    auto p = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".trace");
-    std::ofstream(p) << text;
-    return p.string();
-}
 
 // Records the durable image of a run (DurableLog) and keeps it after the run.
 struct LogObs : RunObserver {

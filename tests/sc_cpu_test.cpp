@@ -10,23 +10,18 @@
 #include <vector>
 #include "sc_fork.h"
 #include "sim.h"
+#include "sc_test_util.h"
 
 using namespace persim;
 
 namespace {
 
+// On configs/cpu_small.json with the crash check on (before `sets`).
 RunSpec cpu_spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {})
 {
-    RunSpec s;
-    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/cpu_small.json");
-    s.cfg.set_kv("sim.crash_check=true");
-    for (const auto &kv : sets) s.cfg.set_kv(kv);
-    s.model = model;
-    s.workload = workload;
-    s.small = true;
-    s.write_files = false;
-    s.quiet = true;
-    return s;
+    std::vector<std::string> all = {"sim.crash_check=true"};
+    all.insert(all.end(), sets.begin(), sets.end());
+    return small_spec(model, workload, all, kCpuSmall);
 }
 
 double sum(const RunResult &r, const std::string &name) { return r.stats["summary"][name]["value"].get<double>(); }
@@ -60,13 +55,6 @@ Figs figs(const RunSpec &s)
     f.nvm_write_bytes = sum(r, "nvm_write_bytes");
     f.instructions = sum(r, "instructions");
     return f;
-}
-
-std::string write_trace(const std::string &name, const std::string &text)
-{
-    auto p = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".trace");
-    std::ofstream(p) << text;
-    return p.string();
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "sim.h"
 #include "sc_fork.h"
+#include "sc_test_util.h"
 extern "C" {
 #include "workload.h"
 }
@@ -22,35 +23,13 @@ using namespace persim;
 
 namespace {
 
-const std::string kSmall = std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json";
 const std::string kTable2 = std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_scoped_barriers_table2.json";
-
-RunSpec spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {},
-             const std::string &config = kSmall)
-{
-    RunSpec s;
-    s.cfg.load_file(config);
-    for (const auto &kv : sets) s.cfg.set_kv(kv);
-    s.model = model;
-    s.workload = workload;
-    s.small = true;
-    s.write_files = false;
-    s.quiet = true;
-    return s;
-}
 
 double sum(const RunResult &r, const std::string &name) { return r.stats["summary"][name]["value"].get<double>(); }
 double nvw(const RunResult &r, const std::string &name) { return r.stats["top.gpu.nvw"][name]["value"].get<double>(); }
 double nvw_at(const RunResult &r, const std::string &hist, const std::string &label)
 {
     return r.stats["top.gpu.nvw"][hist]["value"][label].get<double>();
-}
-
-std::string write_trace(const std::string &name, const std::string &text)
-{
-    auto p = std::filesystem::temp_directory_path() / ("nvw_" + name + "_" + std::to_string(getpid()) + ".trace");
-    std::ofstream(p) << text;
-    return p.string();
 }
 
 // Every write as it becomes durable, in arrival order.
@@ -77,8 +56,8 @@ struct Recorder : DurableSink {
 RunResult run_trace(const std::string &name, const std::string &text, const std::string &model = "nvwfifo",
                     Recorder *rec = nullptr, const std::vector<std::string> &sets = {})
 {
-    RunSpec s = spec(model, "", sets);
-    s.trace = write_trace(name, text);
+    RunSpec s = small_spec(model, "", sets);
+    s.trace = write_trace("nvw_" + name, text);
     s.sink = rec;
     return run_simulation(s);
 }
@@ -95,7 +74,7 @@ class NvwAll : public ::testing::TestWithParam<std::tuple<std::string, std::stri
 TEST_P(NvwAll, RunsAndVerifies)
 {
     auto [wl, place] = GetParam();
-    RunResult r = run_simulation(spec("nvwfifo", wl, {"system.pm_placement=" + place}));
+    RunResult r = run_simulation(small_spec("nvwfifo", wl, {"system.pm_placement=" + place}));
     ASSERT_EQ(r.code, EXIT_OK) << r.status << ": " << r.message;
     EXPECT_TRUE(r.verified);
     EXPECT_GT(sum(r, "persisted_writes"), 0);
@@ -128,7 +107,7 @@ TEST_P(NvwDurableImage, DurableWritesAloneVerify)
 {
     auto [wl, pipelined] = GetParam();
     Recorder rec;
-    RunSpec s = spec("nvwfifo", wl, {std::string("persist.nvw_l2_pipelined=") + (pipelined ? "true" : "false")});
+    RunSpec s = small_spec("nvwfifo", wl, {std::string("persist.nvw_l2_pipelined=") + (pipelined ? "true" : "false")});
     s.sink = &rec;
     RunResult r = run_simulation(s);
     ASSERT_EQ(r.code, EXIT_OK) << r.message;
@@ -343,7 +322,7 @@ TEST(NvwFifo, PipelinedL2KeepsKernelScopeOrder)
 
 TEST(NvwDram, PmInDramDoesNoPersistWork)
 {
-    RunResult r = run_simulation(spec("nvwfifo", "btree-wg", {"system.pm_in_dram=true"}));
+    RunResult r = run_simulation(small_spec("nvwfifo", "btree-wg", {"system.pm_in_dram=true"}));
     ASSERT_EQ(r.code, EXIT_OK) << r.message;
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(sum(r, "persisted_writes"), 0);
@@ -360,7 +339,7 @@ class BtreeAllModels : public ::testing::TestWithParam<std::tuple<std::string, s
 TEST_P(BtreeAllModels, Verifies)
 {
     auto [wl, model] = GetParam();
-    RunResult r = run_simulation(spec(model, wl));
+    RunResult r = run_simulation(small_spec(model, wl));
     ASSERT_EQ(r.code, EXIT_OK) << r.status << ": " << r.message;
     EXPECT_TRUE(r.verified);
 }
@@ -377,7 +356,7 @@ INSTANTIATE_TEST_SUITE_P(Sc, BtreeAllModels,
 // them at once, the workgroup-scope barriers a workgroup's share each; fewer writes per level up.
 TEST(BtreeTable3, WritesPerBarrierByScope)
 {
-    RunResult kr = run_simulation(spec("nvwfifo", "btree-kr", {}, kTable2));
+    RunResult kr = run_simulation(small_spec("nvwfifo", "btree-kr", {}, kTable2));
     ASSERT_EQ(kr.code, EXIT_OK) << kr.message;
     const double leaf = nvw_at(kr, "pbarrier_writes_kr", "1");
     EXPECT_GT(leaf, 0);
@@ -392,7 +371,7 @@ TEST(BtreeTable3, WritesPerBarrierByScope)
 
 TEST(BtreeTable3, WorkgroupBarriersSplitTheLeafLevel)
 {
-    RunResult wg = run_simulation(spec("nvwfifo", "btree-wg", {}, kTable2));
+    RunResult wg = run_simulation(small_spec("nvwfifo", "btree-wg", {}, kTable2));
     ASSERT_EQ(wg.code, EXIT_OK) << wg.message;
     const double n = nvw_at(wg, "pbarrier_count_wg", "1"), mean = nvw_at(wg, "pbarrier_writes_wg", "1");
     EXPECT_GT(n, 1) << "one leaf-level barrier per workgroup";
@@ -419,7 +398,7 @@ Figs figs(const std::vector<std::string> &sets)
         [&]() {
             Figs f;
             try {
-                RunResult r = run_simulation(spec("nvwfifo", "btree-wg", sets));
+                RunResult r = run_simulation(small_spec("nvwfifo", "btree-wg", sets));
                 f.code = r.code;
                 f.verified = r.verified;
                 std::snprintf(f.msg, sizeof f.msg, "%s", r.message.c_str());

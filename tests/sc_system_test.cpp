@@ -10,32 +10,13 @@
 #include <vector>
 #include "sc_fork.h"
 #include "sim.h"
+#include "sc_test_util.h"
 
 using namespace persim;
 
 namespace {
 
-RunSpec small_spec(const std::string &model, const std::string &workload, const std::vector<std::string> &sets = {})
-{
-    RunSpec s;
-    s.cfg.load_file(std::string(PERSIM_SOURCE_DIR) + "/configs/gpu_small.json");
-    for (const auto &kv : sets) s.cfg.set_kv(kv);
-    s.model = model;
-    s.workload = workload;
-    s.small = true;
-    s.write_files = false;
-    s.quiet = true;
-    return s;
-}
-
 double stat(const RunResult &r, const std::string &name) { return r.stats["summary"][name]["value"].get<double>(); }
-
-std::string write_trace(const std::string &name, const std::string &text)
-{
-    auto p = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".trace");
-    std::ofstream(p) << text;
-    return p.string();
-}
 
 struct Durable {
     uint64_t ps;

@@ -441,6 +441,590 @@ static uint64_t bt_bulk_nodes(uint64_t n)
     return tot;
 }
 
+/* bt_build_alg's state, shared by its steps: the parameters, the host tree and the plan of node
+ * updates, the key arrays and the layout. Each step returns 0, or -1 with err set. */
+typedef struct bt_build {
+    const wl_params *prm;
+    const char *nm;
+    int alg2, logged;
+    persim_scope wg_scope;
+    char *err;
+    size_t errlen;
+    bt_ctx *c;
+    bt_gen G;
+    bt_plan PL;
+    uint32_t *all, *init_keys, *path;  /* all: the key array (init_keys = all, G.ins = all + n0) */
+    uint64_t *wg_first;                /* Algorithm 2: first insert key of each subtree */
+    uint32_t NS;                       /* Algorithm 2: subtrees = workgroups of the first kernel */
+    uint64_t n0, ni, nall;
+    uint32_t NWG, NW, H, n_init_nodes, d, NWX;
+    uint64_t keys_vol, leaf_vol, pend_vol;
+} bt_build;
+
+static int bt_oom(const bt_build *B) { return wl_err(B->err, B->errlen, "%s: out of memory", B->nm); }
+
+/* The keys: nall distinct values in [1, 2^31), shuffled; the first n0 form the initial tree, the
+ * other ni are inserted (each part sorted); the context keeps the sorted key set and the batch. */
+static int bt_make_keys(bt_build *B)
+{
+    bt_ctx *c = B->c;
+    const uint64_t n0 = B->n0, ni = B->ni, nall = B->nall;
+    wl_rng rng;
+    wl_rng_seed(&rng, B->prm->seed ^ 0x42545245ull);
+    uint32_t *all = B->all = (uint32_t *)malloc(nall * 4);
+    if (!all) return bt_oom(B);
+    uint64_t have = 0;
+    while (have < nall) {
+        for (uint64_t i = have; i < nall; i++) all[i] = 1 + (uint32_t)wl_rng_below(&rng, 0x7FFFFFFEull);
+        qsort(all, nall, 4, cmp_u32);
+        uint64_t u = 0;
+        for (uint64_t i = 0; i < nall; i++)
+            if (u == 0 || all[i] != all[u - 1]) all[u++] = all[i];
+        have = u;
+    }
+    c->keys = (uint32_t *)malloc(nall * 4);
+    if (!c->keys) return bt_oom(B);
+    memcpy(c->keys, all, nall * 4);
+    c->nkeys = nall;
+    for (uint64_t i = nall - 1; i > 0; i--) {           /* Fisher-Yates */
+        uint64_t j = wl_rng_below(&rng, i + 1);
+        uint32_t x = all[i]; all[i] = all[j]; all[j] = x;
+    }
+    qsort(all, n0, 4, cmp_u32);
+    qsort(all + n0, ni, 4, cmp_u32);                      /* sortAscending(keys_to_insert) */
+    B->init_keys = all;
+    B->G.ins = all + n0;
+    B->G.ni = ni;
+    c->ins = (uint32_t *)malloc(ni * 4);
+    if (!c->ins) return bt_oom(B);
+    memcpy(c->ins, B->G.ins, ni * 4);
+    c->ni = ni;
+    return 0;
+}
+
+/* The initial tree, and the search on it: every insert key's path from the root to its leaf. */
+static int bt_initial_tree(bt_build *B)
+{
+    bt_gen *G = &B->G;
+    G->root = bt_bulk(G, B->init_keys, B->n0, B->prm->seed, &G->levels, &G->height);
+    if (G->root == BT_NONE || G->T.oom) return bt_oom(B);
+    G->nlev = G->height;
+    B->c->height0 = G->height;
+    const uint32_t H = B->H = G->height;
+    B->n_init_nodes = G->T.n;
+    B->path = (uint32_t *)malloc((size_t)B->ni * H * 4);
+    G->leaf_of = (uint32_t *)malloc(B->ni * 4);
+    if (!B->path || !G->leaf_of) return bt_oom(B);
+    for (uint64_t i = 0; i < B->ni; i++) G->leaf_of[i] = bt_find(&G->T, G->root, H, G->ins[i], B->path + i * H);
+    return 0;
+}
+
+/* Algorithm 2: depth d and the subtrees of each workgroup (lines 2-5): n_wgs_est = n_keys /
+ * wg_size; d = the shallowest depth with at least that many nodes; one workgroup per subtree
+ * rooted at depth d, with the keys below it (contiguous in the sorted inserts). */
+static int bt_subtrees(bt_build *B)
+{
+    bt_gen *G = &B->G;
+    const uint32_t H = B->H;
+    /* workload.btree_wgs_est (wl_params.btree_wgs_est) overrides n_wgs_est: a sensitivity knob
+     * for the number of workgroups (0 = the paper's keys / 256) */
+    const uint64_t est = B->prm->btree_wgs_est ? B->prm->btree_wgs_est
+                                               : (B->ni + BT_WAVES * BT_ROUND - 1) / (BT_WAVES * BT_ROUND);
+    uint32_t d = H - 1;
+    for (uint32_t x = 0; x < H; x++)
+        if (G->levels[x].n >= est) { d = x; break; }
+    B->d = d;
+    const u32v *S = &G->levels[d];
+    const uint32_t NS = B->NS = (uint32_t)S->n;
+    for (size_t q = 0; q < S->n; q++) G->T.sub[S->v[q]] = (uint32_t)q;
+    for (uint32_t x = d + 1; x < H; x++)
+        for (size_t j = 0; j < G->levels[x].n; j++) {
+            uint32_t nd = G->levels[x].v[j];
+            G->T.sub[nd] = G->T.sub[G->T.par[nd]];
+        }
+    B->wg_first = (uint64_t *)calloc((size_t)NS + 1, 8);
+    if (!B->wg_first) return bt_oom(B);
+    for (uint64_t i = 0; i < B->ni; i++) B->wg_first[G->T.sub[G->leaf_of[i]] + 1]++;
+    for (uint32_t q = 0; q < NS; q++) B->wg_first[q + 1] += B->wg_first[q];
+    return 0;
+}
+
+/* Scratch of the level-by-level insertion. */
+typedef struct bt_scratch {
+    uint64_t *pfirst;                 /* pending items of the level: per node [first, count) in PL.items */
+    uint32_t *pcount;
+    uint32_t *merged, *mch;           /* a node's keys after the merge, and its values or children */
+    size_t mcap;                      /* (grown on demand) */
+    uint64_t leaf_pos;                /* walks the sorted inserts */
+    uint32_t *wg_rr, grr;             /* round robin over the wavefronts: per workgroup, kernel-wide */
+} bt_scratch;
+
+/* Merges node x's keys with its nin pending keys (leaf) or (separator, child) items into
+ * S->merged / S->mch; -1: out of memory (PL.oom set). */
+static int bt_merge(bt_build *B, bt_scratch *S, uint32_t x, int leaf, uint64_t first, uint32_t nin)
+{
+    bt_gen *G = &B->G;
+    const uint32_t n = G->T.w[x][0];
+    uint32_t tot = n + nin;
+    if (tot + 2 > S->mcap) {
+        S->mcap = (size_t)tot * 2 + 2;
+        uint32_t *a = (uint32_t *)realloc(S->merged, S->mcap * 4), *b = (uint32_t *)realloc(S->mch, S->mcap * 4);
+        if (a) S->merged = a;
+        if (b) S->mch = b;
+        if (!a || !b) { B->PL.oom = 1; return -1; }
+    }
+    uint32_t *merged = S->merged, *mch = S->mch;
+    if (leaf) {
+        uint32_t a = 0, b = 0, o = 0;
+        const uint32_t *nk = G->ins + first;
+        while (a < n || b < nin) {
+            if (b >= nin || (a < n && G->T.w[x][1 + a] < nk[b])) {
+                merged[o] = G->T.w[x][1 + a]; mch[o] = G->T.w[x][16 + a]; a++;
+            } else {
+                merged[o] = nk[b]; mch[o] = bt_val(nk[b], B->prm->seed); b++;
+            }
+            o++;
+        }
+    } else {
+        /* keys k1..kn with children c0..cn; items (s, child) go right of s */
+        uint32_t a = 0, b = 0, o = 0;
+        mch[0] = G->T.w[x][16];
+        while (a < n || b < nin) {
+            uint64_t it = b < nin ? B->PL.items.v[first + b] : 0;
+            uint32_t s = (uint32_t)it;
+            if (b >= nin || (a < n && G->T.w[x][1 + a] < s)) {
+                merged[o] = G->T.w[x][1 + a]; mch[o + 1] = G->T.w[x][16 + a + 1]; a++;
+            } else {
+                merged[o] = s; mch[o + 1] = (uint32_t)(it >> 32); b++;
+            }
+            o++;
+        }
+    }
+    return 0;
+}
+
+/* Splits the merged node x (tot keys) evenly into as many nodes as needed (new ones from the pool,
+ * appended to newlist), records the nodes stored and the (separator, child) items for the parent,
+ * and makes a new root above a split root. 0, -1: out of memory (flags set), -2: err set. */
+static int bt_split(bt_build *B, bt_scratch *S, bt_task *tk, uint32_t x, int leaf, uint32_t tot, u32v *newlist)
+{
+    bt_gen *G = &B->G;
+    bt_plan *PL = &B->PL;
+    const uint32_t *merged = S->merged, *mch = S->mch;
+    uint32_t m = leaf ? (tot + BT_K - 1) / BT_K : (tot + 1 + BT_K) / (BT_K + 1);
+    uint32_t nodes[64];
+    uint32_t seps[64];
+    uint32_t *nodesv = nodes, *sepsv = seps;
+    if (m > 64) {
+        nodesv = (uint32_t *)malloc((size_t)m * 4);
+        sepsv = (uint32_t *)malloc((size_t)m * 4);
+        if (!nodesv || !sepsv) { free(nodesv); free(sepsv); PL->oom = 1; return -1; }
+    }
+    nodesv[0] = x;
+    for (uint32_t i = 1; i < m; i++) {
+        nodesv[i] = bt_new(&G->T);
+        if (nodesv[i] == BT_NONE) break;
+        G->T.par[nodesv[i]] = G->T.par[x];
+        G->T.sub[nodesv[i]] = G->T.sub[x];
+        u32_push(newlist, nodesv[i]);
+    }
+    if (G->T.oom) { if (m > 64) { free(nodesv); free(sepsv); } return -1; }
+    if (leaf) {
+        uint32_t o = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t y = nodesv[i], cnt = part(tot, m, i);
+            memset(G->T.w[y], 0, sizeof G->T.w[y]);
+            G->T.w[y][0] = cnt;
+            for (uint32_t q = 0; q < cnt; q++, o++) {
+                G->T.w[y][1 + q] = merged[o];
+                G->T.w[y][16 + q] = mch[o];
+            }
+            sepsv[i] = G->T.w[y][1];
+        }
+    } else {
+        uint32_t ci = 0;     /* child index into mch[0..tot] */
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t y = nodesv[i], cc = part(tot + 1, m, i);
+            if (i > 0) sepsv[i] = merged[ci - 1];       /* promoted key */
+            memset(G->T.w[y], 0, sizeof G->T.w[y]);
+            G->T.w[y][0] = cc - 1;
+            for (uint32_t q = 0; q < cc; q++, ci++) {
+                G->T.w[y][16 + q] = mch[ci];
+                G->T.par[mch[ci]] = y;
+                if (q > 0) G->T.w[y][q] = merged[ci - 1];
+            }
+        }
+    }
+    for (uint32_t i = 0; i < m; i++) u32_push(&PL->outs, nodesv[i]);
+    if (m > 1) {
+        if (G->T.par[x] != BT_NONE) {
+            for (uint32_t i = 1; i < m; i++) u64_push(&PL->items, (uint64_t)sepsv[i] | (uint64_t)nodesv[i] << 32);
+            tk->nitems = m - 1;
+        } else {
+            /* root split: a new root above (Algorithm 1 at the root level) */
+            uint32_t r = bt_new(&G->T);
+            if (r == BT_NONE) { if (m > 64) { free(nodesv); free(sepsv); } return -1; }
+            G->T.w[r][0] = m - 1;
+            for (uint32_t i = 0; i < m; i++) {
+                G->T.w[r][16 + i] = nodesv[i];
+                G->T.par[nodesv[i]] = r;
+                if (i > 0) G->T.w[r][i] = sepsv[i];
+            }
+            if (m - 1 > BT_K) {
+                /* would need another level: the size limit keeps this from happening */
+                if (m > 64) { free(nodesv); free(sepsv); }
+                wl_err(B->err, B->errlen, "%s: root split into %u nodes (too many keys per insert)", B->nm, m);
+                return -2;
+            }
+            u32_push(&PL->outs, r);
+            G->root = r;
+            G->height++;
+        }
+    }
+    tk->nout = (uint32_t)(PL->outs.n - tk->out_first);
+    if (m > 64) { free(nodesv); free(sepsv); }
+    return 0;
+}
+
+/* Node x of level L: if it has pending keys or items, its task (owner and executing wavefront),
+ * the merge and the split. 0, -1: out of memory (flags set), -2: err set. */
+static int bt_plan_node(bt_build *B, bt_scratch *S, u32v *newlist, int L, uint32_t x)
+{
+    bt_gen *G = &B->G;
+    const int leaf = L == (int)B->H - 1;
+    const int wgphase = B->alg2 && (uint32_t)L >= B->d;
+    uint32_t nin;
+    uint64_t first;
+    if (leaf) {
+        first = S->leaf_pos;
+        while (S->leaf_pos < B->ni && G->leaf_of[S->leaf_pos] == x) S->leaf_pos++;
+        nin = (uint32_t)(S->leaf_pos - first);
+    } else {
+        nin = (x < G->T.n && S->pcount) ? S->pcount[x] : 0;
+        first = nin ? S->pfirst[x] : 0;
+    }
+    if (nin == 0) return 0;
+    bt_task *tk = plan_add(&B->PL);
+    if (!tk) return -1;
+    tk->node = x;
+    tk->depth = (uint32_t)L;
+    tk->nin = nin;
+    tk->parent = G->T.par[x];
+    tk->in_leaf = (uint32_t)leaf;
+    tk->in_first = first;
+    if (wgphase) {
+        uint32_t gg = G->T.sub[x];
+        tk->owner = gg;
+        tk->wave = gg * BT_WAVES + (S->wg_rr[gg]++ % BT_WAVES);
+    } else {
+        tk->owner = BT_NONE;
+        tk->wave = S->grr++ % B->NW;
+    }
+    const uint32_t tot = G->T.w[x][0] + nin;
+    if (bt_merge(B, S, x, leaf, first, nin) != 0) return -1;
+    tk->merged = tot;
+    tk->out_first = (uint32_t)B->PL.outs.n;
+    tk->item_first = B->PL.items.n;
+    return bt_split(B, S, tk, x, leaf, tot, newlist);
+}
+
+/* Level by level from the leaves up: the functional insertion and the plan of tasks. 0 (out of
+ * memory leaves the plan's and tree's flags set), or -1 with err set. */
+static int bt_plan_levels(bt_build *B)
+{
+    bt_gen *G = &B->G;
+    bt_plan *PL = &B->PL;
+    bt_scratch S;
+    memset(&S, 0, sizeof S);
+    S.merged = (uint32_t *)malloc((BT_K + 1) * 64 * 4);
+    S.mcap = (BT_K + 1) * 64;
+    S.mch = (uint32_t *)malloc(S.mcap * 4);
+    if (!S.merged || !S.mch) { free(S.merged); free(S.mch); return bt_oom(B); }
+    S.wg_rr = (uint32_t *)calloc(B->alg2 ? B->NS : 1, 4);
+    if (!S.wg_rr) { free(S.merged); free(S.mch); return bt_oom(B); }
+    int rc = 0;
+    for (int L = (int)B->H - 1; L >= 0; L--) {
+        u32v newlist = {0};
+        uint64_t items_base = PL->items.n;     /* items this level produces (for depth L-1) */
+        for (uint32_t gg = 0; gg < (B->alg2 ? B->NS : 1); gg++) S.wg_rr[gg] = 0;
+        S.grr = 0;
+        for (size_t j = 0; j < G->levels[L].n; j++) {
+            const uint32_t x = G->levels[L].v[j];
+            u32_push(&newlist, x);
+            const int r = bt_plan_node(B, &S, &newlist, L, x);
+            if (r == -2) { free(newlist.v); rc = -1; goto done; }
+            if (r < 0) break;
+        }
+        free(G->levels[L].v);
+        G->levels[L] = newlist;
+        if (PL->oom || G->T.oom || PL->outs.oom || PL->items.oom) break;
+        /* index the items produced here by parent node (the parents' tasks at depth L-1) */
+        free(S.pfirst);
+        free(S.pcount);
+        S.pfirst = (uint64_t *)calloc(G->T.n, 8);
+        S.pcount = (uint32_t *)calloc(G->T.n, 4);
+        if (!S.pfirst || !S.pcount) { PL->oom = 1; break; }
+        for (uint64_t q = items_base; q < PL->items.n; q++) {
+            /* items of one parent are contiguous: children are in key order */
+            uint32_t child = (uint32_t)(PL->items.v[q] >> 32), par = G->T.par[child];
+            /* the child's parent may have been set by this level's splits only for new nodes of
+             * the same parent: par[] of the new node is the origin's parent */
+            if (par == BT_NONE) continue;
+            if (S.pcount[par] == 0) S.pfirst[par] = q;
+            S.pcount[par]++;
+        }
+    }
+done:
+    free(S.pfirst);
+    free(S.pcount);
+    free(S.merged);
+    free(S.mch);
+    free(S.wg_rr);
+    return rc;
+}
+
+/* The memory layout: header, node pool, the volatile key and leaf arrays, and the pending items
+ * (volatile), or for logged programs the log areas, the epoch status table and the PM items. */
+static int bt_layout(bt_build *B)
+{
+    bt_ctx *c = B->c;
+    const bt_plan *PL = &B->PL;
+    wl_alloc al;
+    wl_alloc_init(&al, B->prm);
+    c->hdr = wl_alloc_pm(&al, 128);
+    c->cap = B->G.T.n;
+    if (B->logged && bt_bulk_nodes(B->nall) > c->cap) c->cap = (uint32_t)bt_bulk_nodes(B->nall);   /* a recovery rebuild */
+    c->pool = wl_alloc_pm(&al, (uint64_t)c->cap * BT_NODE);
+    B->keys_vol = wl_alloc_vol(&al, B->ni * 4 + 8);
+    B->leaf_vol = wl_alloc_vol(&al, B->ni * 4 + 8);
+    B->pend_vol = 0;
+    if (!B->logged) {
+        B->pend_vol = wl_alloc_vol(&al, (PL->items.n + 1) * 8);
+        return 0;
+    }
+    /* section 8.3: per wavefront, two log areas (epoch parity) of maxt entries (the most node
+     * updates it does in one level); the epoch status table: entry 0 for the kernel-scope
+     * epochs, then one per workgroup of the subtree phase (Algorithm 2: wavefront 0 notes
+     * the workgroup's epoch complete after the workgroup-scope barrier; the workitem-scope
+     * variant does the same after its too narrow barrier); the pending items, with a root
+     * split's at the end */
+    const uint32_t NWX = B->NWX;
+    uint32_t *cnt = (uint32_t *)calloc((size_t)B->H * NWX, 4);
+    if (!cnt) return bt_oom(B);
+    c->maxt = 1;
+    for (size_t i = 0; i < PL->n; i++) {
+        uint32_t k = ++cnt[(size_t)PL->t[i].depth * NWX + PL->t[i].wave];
+        if (k > c->maxt) c->maxt = k;
+    }
+    free(cnt);
+    c->nwx = NWX;
+    c->height0 = B->H;
+    c->nest = 1 + (B->alg2 ? B->NS : 0);
+    c->nitems = PL->items.n + BT_K + 1;
+    c->log = wl_alloc_pm(&al, (uint64_t)NWX * 2 * c->maxt * BT_LOGENT);
+    c->est = wl_alloc_pm(&al, (uint64_t)c->nest * 8);
+    c->items = wl_alloc_pm(&al, c->nitems * BT_ITEM_LOG);
+    B->pend_vol = c->items;
+    return 0;
+}
+
+/* The initial image: the insert keys, and the initial tree (nodes that existed before the
+ * insertion, with their initial contents: the insertion changed them in place, so the initial
+ * tree is rebuilt) with its header. */
+static int bt_write_initial(bt_build *B, mem_image *init)
+{
+    bt_ctx *c = B->c;
+    mem_write(init, B->keys_vol, B->G.ins, (size_t)B->ni * 4);
+    bt_gen G0;
+    memset(&G0, 0, sizeof G0);
+    u32v *lv0 = NULL;
+    uint32_t h0;
+    uint32_t r0 = bt_bulk(&G0, B->init_keys, B->n0, B->prm->seed, &lv0, &h0);
+    if (r0 == BT_NONE || G0.T.n != B->n_init_nodes) {
+        if (lv0) for (uint32_t i = 0; i < h0; i++) free(lv0[i].v);
+        free(lv0); free(G0.T.w); free(G0.T.par); free(G0.T.sub); free(G0.T.minkey);
+        return bt_oom(B);
+    }
+    mem_write(init, c->pool, G0.T.w, (size_t)G0.T.n * BT_NODE);
+    uint32_t h[4] = {r0, h0, G0.T.n, (uint32_t)B->n0};
+    mem_write(init, c->hdr, h, sizeof h);
+    for (uint32_t i = 0; i < h0; i++) free(lv0[i].v);
+    free(lv0); free(G0.T.w); free(G0.T.par); free(G0.T.sub); free(G0.T.minkey);
+    return 0;
+}
+
+/* The kernels: Algorithm 1 (one kernel, a kernel-scope barrier after every level) or Algorithm 2
+ * (a workgroup per subtree, then the levels above d kernel-wide); logged programs note each
+ * durable epoch in the EST (est_id: op ids per EST entry and epoch). Returns the header's op id. */
+static uint32_t bt_emit_kernels(const bt_build *B, const bt_emit *E, uint32_t *est_id)
+{
+    persim_prog *p = E->p;
+    const bt_ctx *c = B->c;
+    const bt_gen *G = &B->G;
+    const uint32_t H = B->H, NWG = B->NWG, NW = B->NW, NS = B->NS, d = B->d;
+    const uint64_t ni = B->ni;
+    const int logged = B->logged;
+    const persim_scope wg_scope = B->wg_scope;
+    uint32_t hdr_id = 0;
+    const uint64_t hdr[4] = {G->root, G->height, G->T.n, B->nall};
+    const uint32_t tpb = BT_WAVES * PERSIM_WARP_SIZE;
+    if (!B->alg2) {
+        /* Algorithm 1: one kernel; kernel-scope barrier after every level */
+        prog_kernel(p, "btree_insert_kr", NWG, tpb);
+        for (uint32_t b = 0; b < NWG; b++)
+            for (uint32_t w = 0; w < BT_WAVES; w++) {
+                const uint32_t gw = b * BT_WAVES + w;
+                prog_warp(p, b, w);
+                emit_search(E, ni * gw / NW, ni * (gw + 1) / NW);
+                op_sync(p, SCOPE_DEVICE);
+                for (int L = (int)H - 1; L >= 0; L--) {
+                    emit_tasks(E, (uint32_t)L, gw);
+                    op_sync(p, SCOPE_DEVICE);              /* sync_barrier_kr */
+                    op_pbarrier(p, SCOPE_DEVICE);          /* p_barrier_kr */
+                    op_sync(p, SCOPE_DEVICE);              /* its rendezvous (see below) */
+                    if (logged && gw == 0)                 /* the epoch is durable: EST */
+                        est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
+                }
+                if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
+            }
+        return hdr_id;
+    }
+    /* Algorithm 2: one workgroup per subtree (lines 7-25), then the levels above d with
+     * every wavefront (lines 26-33). The kernel-wide wait between the two phases is a
+     * kernel boundary here (the paper's single kernel waits by preemption). */
+    prog_kernel(p, "btree_insert_wg", NS, tpb);
+    for (uint32_t sb = 0; sb < NS; sb++)
+        for (uint32_t w = 0; w < BT_WAVES; w++) {
+            const uint32_t gw = sb * BT_WAVES + w;
+            const uint64_t a0 = B->wg_first[sb], z0 = B->wg_first[sb + 1];
+            prog_warp(p, sb, w);
+            emit_search(E, a0 + (z0 - a0) * w / BT_WAVES, a0 + (z0 - a0) * (w + 1) / BT_WAVES);
+            op_sync(p, SCOPE_BLOCK);
+            for (int L = (int)H - 1; L >= (int)d; L--) {
+                emit_tasks(E, (uint32_t)L, gw);
+                op_sync(p, SCOPE_BLOCK);               /* sync_barrier_wg */
+                op_pbarrier(p, wg_scope);              /* p_barrier_wg */
+                if (wg_scope != SCOPE_WARP) op_sync(p, SCOPE_BLOCK);   /* its rendezvous */
+                if (logged && w == 0)                  /* the workgroup's epoch is durable: EST */
+                    est_id[(size_t)(1 + sb) * (H + 1) + H - L] =
+                        op_st_bcast(p, c->est + 8ull * (1 + sb), 8, 1, 8, H - (uint32_t)L);
+            }
+            if (d == 0 && gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
+        }
+    if (d > 0) {
+        prog_kernel(p, "btree_insert_top", NWG, tpb);
+        for (uint32_t b = 0; b < NWG; b++)
+            for (uint32_t w = 0; w < BT_WAVES; w++) {
+                const uint32_t gw = b * BT_WAVES + w;
+                prog_warp(p, b, w);
+                for (int L = (int)d - 1; L >= 0; L--) {
+                    emit_tasks(E, (uint32_t)L, gw);
+                    op_sync(p, SCOPE_DEVICE);          /* sync_barrier_kr */
+                    op_pbarrier(p, SCOPE_DEVICE);      /* p_barrier_kr */
+                    op_sync(p, SCOPE_DEVICE);          /* its rendezvous */
+                    if (logged && gw == 0) est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
+                }
+                if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
+            }
+    }
+    return hdr_id;
+}
+
+/* What a recovery would rely on (checked by `persim check`, docs/checking.md): the nodes a
+ * split writes are durable before any node their parent's update writes (which may point
+ * to them); the root level's nodes before the header that makes a new root reachable.
+ * Appended to the last warp's stream (not executed). */
+static void bt_emit_requires(const bt_build *B, persim_prog *p, const uint32_t *sid, const uint32_t *task_of,
+                             const uint32_t *log_id, const uint32_t *tag_id, const uint32_t *est_id, uint32_t hdr_id)
+{
+    const bt_plan *PL = &B->PL;
+    const uint32_t H = B->H, d = B->d;
+    const int logged = B->logged, alg2 = B->alg2;
+    for (size_t i = 0; i < PL->n; i++) {
+        const bt_task *tk = &PL->t[i];
+        if (tk->nout < 2) continue;
+        if (tk->parent == BT_NONE) {
+            for (uint32_t o = 0; o < tk->nout; o++) op_require(p, sid[PL->outs.v[tk->out_first + o]], hdr_id);
+            continue;
+        }
+        const uint32_t pt = task_of[tk->parent];
+        if (pt == BT_NONE) continue;
+        const bt_task *up = &PL->t[pt];
+        for (uint32_t o = 0; o < tk->nout; o++)
+            for (uint32_t q = 0; q < up->nout; q++)
+                op_require(p, sid[PL->outs.v[tk->out_first + o]], sid[PL->outs.v[up->out_first + q]]);
+    }
+    /* logged: an undo-log entry is durable before its tag, the tag before the node's in-place
+     * update; every node an epoch writes is durable before the epoch status entry saying that
+     * the epoch completed (for the wavefront that wrote it) */
+    for (size_t i = 0; logged && i < PL->n; i++) {
+        const bt_task *tk = &PL->t[i];
+        op_require(p, log_id[tk->node], tag_id[tk->node]);
+        op_require(p, tag_id[tk->node], sid[tk->node]);
+        const uint32_t ep = H - tk->depth;
+        const uint32_t ei = !alg2 || tk->depth < d ? 0 : 1 + tk->wave / BT_WAVES;
+        const uint32_t eid = est_id[(size_t)ei * (H + 1) + ep];
+        for (uint32_t o = 0; o < tk->nout && eid; o++) op_require(p, sid[PL->outs.v[tk->out_first + o]], eid);
+    }
+    if (logged) {
+        const uint32_t last = est_id[(size_t)(alg2 && d == 0 ? 1 : 0) * (H + 1) + H];
+        if (last) op_require(p, last, hdr_id);
+    }
+}
+
+/* The program: the tasks ordered by (level, executing wavefront), the kernels, then the
+ * requirements. */
+static int bt_emit_program(bt_build *B, persim_prog *p, const mem_image *init)
+{
+    const bt_plan *PL = &B->PL;
+    const bt_gen *G = &B->G;
+    bt_ctx *c = B->c;
+    const uint32_t NWX = B->NWX;
+    const size_t nidx = (size_t)B->H * NWX;
+    size_t *order = (size_t *)malloc((PL->n + 1) * sizeof *order);
+    size_t *wstart = (size_t *)calloc(nidx + 1, sizeof *wstart);
+    size_t *fill = (size_t *)malloc((nidx + 1) * sizeof *fill);
+    if (!order || !wstart || !fill) {
+        free(order); free(wstart); free(fill);
+        return bt_oom(B);
+    }
+    /* tasks by (level, executing wavefront) */
+    for (size_t i = 0; i < PL->n; i++) wstart[(size_t)PL->t[i].depth * NWX + PL->t[i].wave + 1]++;
+    for (size_t i = 0; i < nidx; i++) wstart[i + 1] += wstart[i];
+    memcpy(fill, wstart, (nidx + 1) * sizeof *fill);
+    for (size_t i = 0; i < PL->n; i++) order[fill[(size_t)PL->t[i].depth * NWX + PL->t[i].wave]++] = i;
+    free(fill);
+    uint32_t *sid = (uint32_t *)calloc(G->T.n, 4), *task_of = (uint32_t *)malloc((size_t)G->T.n * 4);
+    if (!sid || !task_of) {
+        free(order); free(wstart); free(sid); free(task_of);
+        return bt_oom(B);
+    }
+    for (uint32_t i = 0; i < G->T.n; i++) task_of[i] = BT_NONE;
+    for (size_t i = 0; i < PL->n; i++) task_of[PL->t[i].node] = (uint32_t)i;
+    uint32_t *log_id = NULL, *tag_id = NULL, *est_id = NULL;
+    if (B->logged) {
+        log_id = (uint32_t *)calloc(G->T.n, 4);
+        tag_id = (uint32_t *)calloc(G->T.n, 4);
+        est_id = (uint32_t *)calloc((size_t)c->nest * (B->H + 1), 4);
+        if (!log_id || !tag_id || !est_id) {
+            free(order); free(wstart); free(sid); free(task_of); free(log_id); free(tag_id); free(est_id);
+            return bt_oom(B);
+        }
+    }
+    bt_emit E = {p, G, PL, order, wstart, NWX, B->H, B->path, c->pool, B->keys_vol, B->leaf_vol, B->pend_vol, sid,
+                 B->logged, init, c->log, PL->items.n, c->maxt, log_id, tag_id};
+    const uint32_t hdr_id = bt_emit_kernels(B, &E, est_id);
+    bt_emit_requires(B, p, sid, task_of, log_id, tag_id, est_id, hdr_id);
+    free(log_id);
+    free(tag_id);
+    free(est_id);
+    free(sid);
+    free(task_of);
+    free(order);
+    free(wstart);
+    return 0;
+}
+
 static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, void **ctxp, char *err,
                         size_t errlen, const char *nm, int alg2, persim_scope wg_scope, int logged)
 {
@@ -452,509 +1036,42 @@ static int bt_build_alg(const wl_params *prm, persim_prog *p, mem_image *init, v
         return wl_err(err, errlen, "%s: max_threads_per_block %u < %u (a workgroup is %u wavefronts)", nm,
                       prm->max_threads_per_block, BT_WAVES * PERSIM_WARP_SIZE, BT_WAVES);
     if (prm->num_sms < 1) return wl_err(err, errlen, "%s: num_sms must be >= 1", nm);
-    const uint64_t n0 = prm->size, ni = prm->size / 4 ? prm->size / 4 : 1, nall = n0 + ni;
     uint32_t per_sm = prm->max_warps_per_sm ? prm->max_warps_per_sm / BT_WAVES : 8;
     if (per_sm < 1)
         return wl_err(err, errlen, "%s: %u resident warps per SM cannot hold a workgroup of %u wavefronts", nm,
                       prm->max_warps_per_sm, BT_WAVES);
-    const uint32_t NWG = prm->num_sms * per_sm, NW = NWG * BT_WAVES;
 
+    const uint64_t ni = prm->size / 4 ? prm->size / 4 : 1;
+    bt_build B = {.prm = prm, .nm = nm, .alg2 = alg2, .logged = logged, .wg_scope = wg_scope, .err = err,
+                  .errlen = errlen, .G = {.prm = prm}, .n0 = prm->size, .ni = ni, .nall = prm->size + ni,
+                  .NWG = prm->num_sms * per_sm, .NW = prm->num_sms * per_sm * BT_WAVES};
     int rc = -1;
-    bt_ctx *c = (bt_ctx *)calloc(1, sizeof *c);
-    bt_gen G;
-    memset(&G, 0, sizeof G);
-    G.prm = prm;
-    bt_plan PL;
-    memset(&PL, 0, sizeof PL);
-    uint32_t *all = NULL, *init_keys = NULL, *path = NULL;
-    uint64_t *wg_first = NULL;
-    uint32_t NS = 0;                 /* Algorithm 2: subtrees = workgroups of the first kernel */
+    bt_ctx *c = B.c = (bt_ctx *)calloc(1, sizeof *c);
     if (!c) return wl_err(err, errlen, "%s: out of memory", nm);
     c->seed = prm->seed;
     c->name = nm;
     c->logged = logged;
     c->alg2 = alg2;
 
-    /* keys: nall distinct values in [1, 2^31), shuffled; the first n0 form the initial tree */
-    wl_rng rng;
-    wl_rng_seed(&rng, prm->seed ^ 0x42545245ull);
-    all = (uint32_t *)malloc(nall * 4);
-    if (!all) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-    {
-        uint64_t have = 0;
-        while (have < nall) {
-            for (uint64_t i = have; i < nall; i++) all[i] = 1 + (uint32_t)wl_rng_below(&rng, 0x7FFFFFFEull);
-            qsort(all, nall, 4, cmp_u32);
-            uint64_t u = 0;
-            for (uint64_t i = 0; i < nall; i++)
-                if (u == 0 || all[i] != all[u - 1]) all[u++] = all[i];
-            have = u;
-        }
-        c->keys = (uint32_t *)malloc(nall * 4);
-        if (!c->keys) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        memcpy(c->keys, all, nall * 4);
-        c->nkeys = nall;
-        for (uint64_t i = nall - 1; i > 0; i--) {           /* Fisher-Yates */
-            uint64_t j = wl_rng_below(&rng, i + 1);
-            uint32_t x = all[i]; all[i] = all[j]; all[j] = x;
-        }
-        qsort(all, n0, 4, cmp_u32);
-        qsort(all + n0, ni, 4, cmp_u32);                      /* sortAscending(keys_to_insert) */
-        init_keys = all;
-        G.ins = all + n0;
-        G.ni = ni;
-        c->ins = (uint32_t *)malloc(ni * 4);
-        if (!c->ins) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        memcpy(c->ins, G.ins, ni * 4);
-        c->ni = ni;
-    }
-
-    /* initial tree */
-    G.root = bt_bulk(&G, init_keys, n0, prm->seed, &G.levels, &G.height);
-    if (G.root == BT_NONE || G.T.oom) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-    G.nlev = G.height;
-    c->height0 = G.height;
-    const uint32_t H = G.height, n_init_nodes = G.T.n;
-
-    /* search (on the initial tree): every key's path from the root to its leaf */
-    path = (uint32_t *)malloc((size_t)ni * H * 4);
-    G.leaf_of = (uint32_t *)malloc(ni * 4);
-    if (!path || !G.leaf_of) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-    for (uint64_t i = 0; i < ni; i++) G.leaf_of[i] = bt_find(&G.T, G.root, H, G.ins[i], path + i * H);
-
-    /* Algorithm 2: depth d and the subtrees of each workgroup */
-    uint32_t d = 0;
-    if (alg2) {
-        /* lines 2-5: n_wgs_est = n_keys / wg_size; d = the shallowest depth with at least that
-         * many nodes; one workgroup per subtree rooted at depth d, with the keys below it */
-        /* workload.btree_wgs_est (wl_params.btree_wgs_est) overrides n_wgs_est: a sensitivity knob
-         * for the number of workgroups (0 = the paper's keys / 256) */
-        const uint64_t est = prm->btree_wgs_est ? prm->btree_wgs_est
-                                                : (ni + BT_WAVES * BT_ROUND - 1) / (BT_WAVES * BT_ROUND);
-        d = H - 1;
-        for (uint32_t x = 0; x < H; x++)
-            if (G.levels[x].n >= est) { d = x; break; }
-        const u32v *S = &G.levels[d];
-        NS = (uint32_t)S->n;
-        for (size_t q = 0; q < S->n; q++) G.T.sub[S->v[q]] = (uint32_t)q;
-        for (uint32_t x = d + 1; x < H; x++)
-            for (size_t j = 0; j < G.levels[x].n; j++) {
-                uint32_t nd = G.levels[x].v[j];
-                G.T.sub[nd] = G.T.sub[G.T.par[nd]];
-            }
-        /* keys of each subtree: contiguous in the sorted inserts */
-        wg_first = (uint64_t *)calloc((size_t)NS + 1, 8);
-        if (!wg_first) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        for (uint64_t i = 0; i < ni; i++) wg_first[G.T.sub[G.leaf_of[i]] + 1]++;
-        for (uint32_t q = 0; q < NS; q++) wg_first[q + 1] += wg_first[q];
-    }
-    c->d = d;
-    c->nwg = alg2 ? NS : NWG;
-    const uint32_t NWX = alg2 && NS * BT_WAVES > NW ? NS * BT_WAVES : NW;   /* wavefront ids of either kernel */
-
-    /* ---- level by level: the functional insertion and the plan of tasks ---- */
-    {
-        /* pending items of the level being processed: for each node, [first, count) in PL.items */
-        uint64_t *pfirst = NULL;
-        uint32_t *pcount = NULL;
-        uint32_t *merged = (uint32_t *)malloc((BT_K + 1) * 64 * 4);   /* grown on demand */
-        size_t mcap = (BT_K + 1) * 64;
-        uint32_t *mch = (uint32_t *)malloc(mcap * 4);
-        if (!merged || !mch) { free(merged); free(mch); wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        uint64_t leaf_pos = 0;   /* walks the sorted inserts */
-        uint32_t *wg_rr = (uint32_t *)calloc(alg2 ? NS : 1, 4);
-        uint32_t grr = 0;
-        if (!wg_rr) { free(merged); free(mch); wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        for (int L = (int)H - 1; L >= 0; L--) {
-            const int leaf = L == (int)H - 1;
-            const int wgphase = alg2 && (uint32_t)L >= d;
-            u32v newlist = {0};
-            uint64_t items_base = PL.items.n;     /* items this level produces (for depth L-1) */
-            for (uint32_t gg = 0; gg < (alg2 ? NS : 1); gg++) wg_rr[gg] = 0;
-            grr = 0;
-            for (size_t j = 0; j < G.levels[L].n; j++) {
-                const uint32_t x = G.levels[L].v[j];
-                u32_push(&newlist, x);
-                uint32_t nin;
-                uint64_t first;
-                if (leaf) {
-                    first = leaf_pos;
-                    while (leaf_pos < ni && G.leaf_of[leaf_pos] == x) leaf_pos++;
-                    nin = (uint32_t)(leaf_pos - first);
-                } else {
-                    nin = (x < G.T.n && pcount) ? pcount[x] : 0;
-                    first = nin ? pfirst[x] : 0;
-                }
-                if (nin == 0) continue;
-                bt_task *tk = plan_add(&PL);
-                if (!tk) break;
-                tk->node = x;
-                tk->depth = (uint32_t)L;
-                tk->nin = nin;
-                tk->parent = G.T.par[x];
-                tk->in_leaf = (uint32_t)leaf;
-                tk->in_first = first;
-                if (wgphase) {
-                    uint32_t gg = G.T.sub[x];
-                    tk->owner = gg;
-                    tk->wave = gg * BT_WAVES + (wg_rr[gg]++ % BT_WAVES);
-                } else {
-                    tk->owner = BT_NONE;
-                    tk->wave = grr++ % NW;
-                }
-                /* merge */
-                const uint32_t n = G.T.w[x][0];
-                uint32_t tot = n + nin;
-                if (tot + 2 > mcap) {
-                    mcap = (size_t)tot * 2 + 2;
-                    uint32_t *a = (uint32_t *)realloc(merged, mcap * 4), *b = (uint32_t *)realloc(mch, mcap * 4);
-                    if (a) merged = a;
-                    if (b) mch = b;
-                    if (!a || !b) { PL.oom = 1; break; }
-                }
-                if (leaf) {
-                    uint32_t a = 0, b = 0, o = 0;
-                    const uint32_t *nk = G.ins + first;
-                    while (a < n || b < nin) {
-                        if (b >= nin || (a < n && G.T.w[x][1 + a] < nk[b])) {
-                            merged[o] = G.T.w[x][1 + a]; mch[o] = G.T.w[x][16 + a]; a++;
-                        } else {
-                            merged[o] = nk[b]; mch[o] = bt_val(nk[b], prm->seed); b++;
-                        }
-                        o++;
-                    }
-                } else {
-                    /* keys k1..kn with children c0..cn; items (s, child) go right of s */
-                    uint32_t a = 0, b = 0, o = 0;
-                    mch[0] = G.T.w[x][16];
-                    while (a < n || b < nin) {
-                        uint64_t it = b < nin ? PL.items.v[first + b] : 0;
-                        uint32_t s = (uint32_t)it;
-                        if (b >= nin || (a < n && G.T.w[x][1 + a] < s)) {
-                            merged[o] = G.T.w[x][1 + a]; mch[o + 1] = G.T.w[x][16 + a + 1]; a++;
-                        } else {
-                            merged[o] = s; mch[o + 1] = (uint32_t)(it >> 32); b++;
-                        }
-                        o++;
-                    }
-                }
-                tk->merged = tot;
-                tk->out_first = (uint32_t)PL.outs.n;
-                tk->item_first = PL.items.n;
-                /* split */
-                uint32_t m = leaf ? (tot + BT_K - 1) / BT_K : (tot + 1 + BT_K) / (BT_K + 1);
-                uint32_t nodes[64];
-                uint32_t seps[64];
-                uint32_t *nodesv = nodes, *sepsv = seps;
-                if (m > 64) {
-                    nodesv = (uint32_t *)malloc((size_t)m * 4);
-                    sepsv = (uint32_t *)malloc((size_t)m * 4);
-                    if (!nodesv || !sepsv) { free(nodesv); free(sepsv); PL.oom = 1; break; }
-                }
-                nodesv[0] = x;
-                for (uint32_t i = 1; i < m; i++) {
-                    nodesv[i] = bt_new(&G.T);
-                    if (nodesv[i] == BT_NONE) break;
-                    G.T.par[nodesv[i]] = G.T.par[x];
-                    G.T.sub[nodesv[i]] = G.T.sub[x];
-                    u32_push(&newlist, nodesv[i]);
-                }
-                if (G.T.oom) { if (m > 64) { free(nodesv); free(sepsv); } break; }
-                if (leaf) {
-                    uint32_t o = 0;
-                    for (uint32_t i = 0; i < m; i++) {
-                        uint32_t y = nodesv[i], cnt = part(tot, m, i);
-                        memset(G.T.w[y], 0, sizeof G.T.w[y]);
-                        G.T.w[y][0] = cnt;
-                        for (uint32_t q = 0; q < cnt; q++, o++) {
-                            G.T.w[y][1 + q] = merged[o];
-                            G.T.w[y][16 + q] = mch[o];
-                        }
-                        sepsv[i] = G.T.w[y][1];
-                    }
-                } else {
-                    uint32_t ci = 0;     /* child index into mch[0..tot] */
-                    for (uint32_t i = 0; i < m; i++) {
-                        uint32_t y = nodesv[i], cc = part(tot + 1, m, i);
-                        if (i > 0) sepsv[i] = merged[ci - 1];       /* promoted key */
-                        memset(G.T.w[y], 0, sizeof G.T.w[y]);
-                        G.T.w[y][0] = cc - 1;
-                        for (uint32_t q = 0; q < cc; q++, ci++) {
-                            G.T.w[y][16 + q] = mch[ci];
-                            G.T.par[mch[ci]] = y;
-                            if (q > 0) G.T.w[y][q] = merged[ci - 1];
-                        }
-                    }
-                }
-                for (uint32_t i = 0; i < m; i++) u32_push(&PL.outs, nodesv[i]);
-                if (m > 1) {
-                    if (G.T.par[x] != BT_NONE) {
-                        for (uint32_t i = 1; i < m; i++) u64_push(&PL.items, (uint64_t)sepsv[i] | (uint64_t)nodesv[i] << 32);
-                        tk->nitems = m - 1;
-                    } else {
-                        /* root split: a new root above (Algorithm 1 at the root level) */
-                        uint32_t r = bt_new(&G.T);
-                        if (r == BT_NONE) { if (m > 64) { free(nodesv); free(sepsv); } break; }
-                        G.T.w[r][0] = m - 1;
-                        for (uint32_t i = 0; i < m; i++) {
-                            G.T.w[r][16 + i] = nodesv[i];
-                            G.T.par[nodesv[i]] = r;
-                            if (i > 0) G.T.w[r][i] = sepsv[i];
-                        }
-                        if (m - 1 > BT_K) {
-                            /* would need another level: the size limit keeps this from happening */
-                            if (m > 64) { free(nodesv); free(sepsv); }
-                            free(merged); free(mch); free(wg_rr); free(newlist.v);
-                            free(pfirst); free(pcount);
-                            wl_err(err, errlen, "%s: root split into %u nodes (too many keys per insert)", nm, m);
-                            goto out;
-                        }
-                        u32_push(&PL.outs, r);
-                        G.root = r;
-                        G.height++;
-                    }
-                }
-                tk->nout = (uint32_t)(PL.outs.n - tk->out_first);
-                if (m > 64) { free(nodesv); free(sepsv); }
-            }
-            free(G.levels[L].v);
-            G.levels[L] = newlist;
-            if (PL.oom || G.T.oom || PL.outs.oom || PL.items.oom) break;
-            /* index the items produced here by parent node (the parents' tasks at depth L-1) */
-            free(pfirst);
-            free(pcount);
-            pfirst = (uint64_t *)calloc(G.T.n, 8);
-            pcount = (uint32_t *)calloc(G.T.n, 4);
-            if (!pfirst || !pcount) { PL.oom = 1; break; }
-            for (uint64_t q = items_base; q < PL.items.n; q++) {
-                /* items of one parent are contiguous: children are in key order */
-                uint32_t child = (uint32_t)(PL.items.v[q] >> 32), par = G.T.par[child];
-                /* the child's parent may have been set by this level's splits only for new nodes of
-                 * the same parent: par[] of the new node is the origin's parent */
-                if (par == BT_NONE) continue;
-                if (pcount[par] == 0) pfirst[par] = q;
-                pcount[par]++;
-            }
-        }
-        free(pfirst);
-        free(pcount);
-        free(merged);
-        free(mch);
-        free(wg_rr);
-    }
-    if (PL.oom || G.T.oom || PL.outs.oom || PL.items.oom) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-
-    /* ---- memory ---- */
-    wl_alloc al;
-    wl_alloc_init(&al, prm);
-    c->hdr = wl_alloc_pm(&al, 128);
-    c->cap = G.T.n;
-    if (logged && bt_bulk_nodes(nall) > c->cap) c->cap = (uint32_t)bt_bulk_nodes(nall);   /* a recovery rebuild */
-    c->pool = wl_alloc_pm(&al, (uint64_t)c->cap * BT_NODE);
-    const uint64_t keys_vol = wl_alloc_vol(&al, ni * 4 + 8);
-    const uint64_t leaf_vol = wl_alloc_vol(&al, ni * 4 + 8);
-    uint64_t pend_vol = 0;
-    if (!logged) {
-        pend_vol = wl_alloc_vol(&al, (PL.items.n + 1) * 8);
-    } else {
-        /* section 8.3: per wavefront, two log areas (epoch parity) of maxt entries (the most node
-         * updates it does in one level); the epoch status table: entry 0 for the kernel-scope
-         * epochs, then one per workgroup of the subtree phase (Algorithm 2: wavefront 0 notes
-         * the workgroup's epoch complete after the workgroup-scope barrier; the workitem-scope
-         * variant does the same after its too narrow barrier); the pending items, with a root
-         * split's at the end */
-        uint32_t *cnt = (uint32_t *)calloc((size_t)H * NWX, 4);
-        if (!cnt) { wl_err(err, errlen, "%s: out of memory", nm); goto out; }
-        c->maxt = 1;
-        for (size_t i = 0; i < PL.n; i++) {
-            uint32_t k = ++cnt[(size_t)PL.t[i].depth * NWX + PL.t[i].wave];
-            if (k > c->maxt) c->maxt = k;
-        }
-        free(cnt);
-        c->nwx = NWX;
-        c->height0 = H;
-        c->nest = 1 + (alg2 ? NS : 0);
-        c->nitems = PL.items.n + BT_K + 1;
-        c->log = wl_alloc_pm(&al, (uint64_t)NWX * 2 * c->maxt * BT_LOGENT);
-        c->est = wl_alloc_pm(&al, (uint64_t)c->nest * 8);
-        c->items = wl_alloc_pm(&al, c->nitems * BT_ITEM_LOG);
-        pend_vol = c->items;
-    }
-    mem_write(init, keys_vol, G.ins, (size_t)ni * 4);
-    /* the initial tree: nodes that existed before the insertion, with their initial contents
-     * (re-derived: the insertion changed them in place, so rebuild the initial tree) */
-    {
-        bt_gen G0;
-        memset(&G0, 0, sizeof G0);
-        u32v *lv0 = NULL;
-        uint32_t h0;
-        uint32_t r0 = bt_bulk(&G0, init_keys, n0, prm->seed, &lv0, &h0);
-        if (r0 == BT_NONE || G0.T.n != n_init_nodes) {
-            if (lv0) for (uint32_t i = 0; i < h0; i++) free(lv0[i].v);
-            free(lv0); free(G0.T.w); free(G0.T.par); free(G0.T.sub); free(G0.T.minkey);
-            wl_err(err, errlen, "%s: out of memory", nm);
-            goto out;
-        }
-        mem_write(init, c->pool, G0.T.w, (size_t)G0.T.n * BT_NODE);
-        uint32_t h[4] = {r0, h0, G0.T.n, (uint32_t)n0};
-        mem_write(init, c->hdr, h, sizeof h);
-        for (uint32_t i = 0; i < h0; i++) free(lv0[i].v);
-        free(lv0); free(G0.T.w); free(G0.T.par); free(G0.T.sub); free(G0.T.minkey);
-    }
-
-    /* ---- program ---- */
-    {
-        const size_t nidx = (size_t)H * NWX;
-        size_t *order = (size_t *)malloc((PL.n + 1) * sizeof *order);
-        size_t *wstart = (size_t *)calloc(nidx + 1, sizeof *wstart);
-        size_t *fill = (size_t *)malloc((nidx + 1) * sizeof *fill);
-        if (!order || !wstart || !fill) {
-            free(order); free(wstart); free(fill);
-            wl_err(err, errlen, "%s: out of memory", nm);
-            goto out;
-        }
-        /* tasks by (level, executing wavefront) */
-        for (size_t i = 0; i < PL.n; i++) wstart[(size_t)PL.t[i].depth * NWX + PL.t[i].wave + 1]++;
-        for (size_t i = 0; i < nidx; i++) wstart[i + 1] += wstart[i];
-        memcpy(fill, wstart, (nidx + 1) * sizeof *fill);
-        for (size_t i = 0; i < PL.n; i++) order[fill[(size_t)PL.t[i].depth * NWX + PL.t[i].wave]++] = i;
-        free(fill);
-        uint32_t *sid = (uint32_t *)calloc(G.T.n, 4), *task_of = (uint32_t *)malloc((size_t)G.T.n * 4);
-        if (!sid || !task_of) {
-            free(order); free(wstart); free(sid); free(task_of);
-            wl_err(err, errlen, "%s: out of memory", nm);
-            goto out;
-        }
-        for (uint32_t i = 0; i < G.T.n; i++) task_of[i] = BT_NONE;
-        for (size_t i = 0; i < PL.n; i++) task_of[PL.t[i].node] = (uint32_t)i;
-        uint32_t hdr_id = 0;
-        uint32_t *log_id = NULL, *tag_id = NULL, *est_id = NULL;
-        if (logged) {
-            log_id = (uint32_t *)calloc(G.T.n, 4);
-            tag_id = (uint32_t *)calloc(G.T.n, 4);
-            est_id = (uint32_t *)calloc((size_t)c->nest * (H + 1), 4);
-            if (!log_id || !tag_id || !est_id) {
-                free(order); free(wstart); free(sid); free(task_of); free(log_id); free(tag_id); free(est_id);
-                wl_err(err, errlen, "%s: out of memory", nm);
-                goto out;
-            }
-        }
-        bt_emit E = {p, &G, &PL, order, wstart, NWX, H, path, c->pool, keys_vol, leaf_vol, pend_vol, sid,
-                     logged, init, c->log, PL.items.n, c->maxt, log_id, tag_id};
-        const uint64_t hdr[4] = {G.root, G.height, G.T.n, nall};
-        const uint32_t tpb = BT_WAVES * PERSIM_WARP_SIZE;
-        if (!alg2) {
-            /* Algorithm 1: one kernel; kernel-scope barrier after every level */
-            prog_kernel(p, "btree_insert_kr", NWG, tpb);
-            for (uint32_t b = 0; b < NWG; b++)
-                for (uint32_t w = 0; w < BT_WAVES; w++) {
-                    const uint32_t gw = b * BT_WAVES + w;
-                    prog_warp(p, b, w);
-                    emit_search(&E, ni * gw / NW, ni * (gw + 1) / NW);
-                    op_sync(p, SCOPE_DEVICE);
-                    for (int L = (int)H - 1; L >= 0; L--) {
-                        emit_tasks(&E, (uint32_t)L, gw);
-                        op_sync(p, SCOPE_DEVICE);              /* sync_barrier_kr */
-                        op_pbarrier(p, SCOPE_DEVICE);          /* p_barrier_kr */
-                        op_sync(p, SCOPE_DEVICE);              /* its rendezvous (see below) */
-                        if (logged && gw == 0)                 /* the epoch is durable: EST */
-                            est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
-                    }
-                    if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
-                }
-        } else {
-            /* Algorithm 2: one workgroup per subtree (lines 7-25), then the levels above d with
-             * every wavefront (lines 26-33). The kernel-wide wait between the two phases is a
-             * kernel boundary here (the paper's single kernel waits by preemption). */
-            prog_kernel(p, "btree_insert_wg", NS, tpb);
-            for (uint32_t sb = 0; sb < NS; sb++)
-                for (uint32_t w = 0; w < BT_WAVES; w++) {
-                    const uint32_t gw = sb * BT_WAVES + w;
-                    const uint64_t a0 = wg_first[sb], z0 = wg_first[sb + 1];
-                    prog_warp(p, sb, w);
-                    emit_search(&E, a0 + (z0 - a0) * w / BT_WAVES, a0 + (z0 - a0) * (w + 1) / BT_WAVES);
-                    op_sync(p, SCOPE_BLOCK);
-                    for (int L = (int)H - 1; L >= (int)d; L--) {
-                        emit_tasks(&E, (uint32_t)L, gw);
-                        op_sync(p, SCOPE_BLOCK);               /* sync_barrier_wg */
-                        op_pbarrier(p, wg_scope);              /* p_barrier_wg */
-                        if (wg_scope != SCOPE_WARP) op_sync(p, SCOPE_BLOCK);   /* its rendezvous */
-                        if (logged && w == 0)                  /* the workgroup's epoch is durable: EST */
-                            est_id[(size_t)(1 + sb) * (H + 1) + H - L] =
-                                op_st_bcast(p, c->est + 8ull * (1 + sb), 8, 1, 8, H - (uint32_t)L);
-                    }
-                    if (d == 0 && gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
-                }
-            if (d > 0) {
-                prog_kernel(p, "btree_insert_top", NWG, tpb);
-                for (uint32_t b = 0; b < NWG; b++)
-                    for (uint32_t w = 0; w < BT_WAVES; w++) {
-                        const uint32_t gw = b * BT_WAVES + w;
-                        prog_warp(p, b, w);
-                        for (int L = (int)d - 1; L >= 0; L--) {
-                            emit_tasks(&E, (uint32_t)L, gw);
-                            op_sync(p, SCOPE_DEVICE);          /* sync_barrier_kr */
-                            op_pbarrier(p, SCOPE_DEVICE);      /* p_barrier_kr */
-                            op_sync(p, SCOPE_DEVICE);          /* its rendezvous */
-                            if (logged && gw == 0) est_id[H - L] = op_st_bcast(p, c->est, 8, 1, 8, H - (uint32_t)L);
-                        }
-                        if (gw == 0) hdr_id = emit_header(p, c->hdr, hdr, logged);
-                    }
-            }
-        }
-        /* What a recovery would rely on (checked by `persim check`, docs/checking.md): the nodes a
-         * split writes are durable before any node their parent's update writes (which may point
-         * to them); the root level's nodes before the header that makes a new root reachable.
-         * Appended to the last warp's stream (not executed). */
-        for (size_t i = 0; i < PL.n; i++) {
-            const bt_task *tk = &PL.t[i];
-            if (tk->nout < 2) continue;
-            if (tk->parent == BT_NONE) {
-                for (uint32_t o = 0; o < tk->nout; o++) op_require(p, sid[PL.outs.v[tk->out_first + o]], hdr_id);
-                continue;
-            }
-            const uint32_t pt = task_of[tk->parent];
-            if (pt == BT_NONE) continue;
-            const bt_task *up = &PL.t[pt];
-            for (uint32_t o = 0; o < tk->nout; o++)
-                for (uint32_t q = 0; q < up->nout; q++)
-                    op_require(p, sid[PL.outs.v[tk->out_first + o]], sid[PL.outs.v[up->out_first + q]]);
-        }
-        /* logged: an undo-log entry is durable before its tag, the tag before the node's in-place
-         * update; every node an epoch writes is durable before the epoch status entry saying that
-         * the epoch completed (for the wavefront that wrote it) */
-        for (size_t i = 0; logged && i < PL.n; i++) {
-            const bt_task *tk = &PL.t[i];
-            op_require(p, log_id[tk->node], tag_id[tk->node]);
-            op_require(p, tag_id[tk->node], sid[tk->node]);
-            const uint32_t ep = H - tk->depth;
-            const uint32_t ei = !alg2 || tk->depth < d ? 0 : 1 + tk->wave / BT_WAVES;
-            const uint32_t eid = est_id[(size_t)ei * (H + 1) + ep];
-            for (uint32_t o = 0; o < tk->nout && eid; o++) op_require(p, sid[PL.outs.v[tk->out_first + o]], eid);
-        }
-        if (logged) {
-            const uint32_t last = est_id[(size_t)(alg2 && d == 0 ? 1 : 0) * (H + 1) + H];
-            if (last) op_require(p, last, hdr_id);
-        }
-        free(log_id);
-        free(tag_id);
-        free(est_id);
-        free(sid);
-        free(task_of);
-        free(order);
-        free(wstart);
-    }
+    if (bt_make_keys(&B) != 0 || bt_initial_tree(&B) != 0) goto out;
+    if (alg2 && bt_subtrees(&B) != 0) goto out;
+    c->d = B.d;
+    c->nwg = alg2 ? B.NS : B.NWG;
+    B.NWX = alg2 && B.NS * BT_WAVES > B.NW ? B.NS * BT_WAVES : B.NW;   /* wavefront ids of either kernel */
+    if (bt_plan_levels(&B) != 0) goto out;
+    if (B.PL.oom || B.G.T.oom || B.PL.outs.oom || B.PL.items.oom) { bt_oom(&B); goto out; }
+    if (bt_layout(&B) != 0 || bt_write_initial(&B, init) != 0 || bt_emit_program(&B, p, init) != 0) goto out;
     *ctxp = c;
-    c = NULL;
+    B.c = NULL;
     rc = 0;
 out:
-    if (G.levels) for (uint32_t i = 0; i < G.nlev; i++) free(G.levels[i].v);
-    free(G.levels);
-    free(G.T.w); free(G.T.par); free(G.T.sub); free(G.T.minkey);
-    free(G.leaf_of);
-    free(all); free(path); free(wg_first);
-    free(PL.t); free(PL.outs.v); free(PL.items.v);
-    bt_free(c);
+    if (B.G.levels) for (uint32_t i = 0; i < B.G.nlev; i++) free(B.G.levels[i].v);
+    free(B.G.levels);
+    free(B.G.T.w); free(B.G.T.par); free(B.G.T.sub); free(B.G.T.minkey);
+    free(B.G.leaf_of);
+    free(B.all); free(B.path); free(B.wg_first);
+    free(B.PL.t); free(B.PL.outs.v); free(B.PL.items.v);
+    bt_free(B.c);
     return rc;
 }
 
