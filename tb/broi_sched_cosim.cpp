@@ -240,29 +240,22 @@ TEST(BroiSched, Directed_Figure6c_Serial)
     EXPECT_EQ(o.occupancy, 0);
 }
 
-TEST(BroiSched, Random_broi_table2_serial)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_table2_serial", s, n);
-    BroiBench<Vbroi_sched_broi_table2_serial> b(rtlp_broi_table2_serial_cfg());
-    b.random(s + 2, n);
-}
+// One random lockstep test per preset: PRESET's Verilated model against the C core on seeded traffic
+// (seed offset K keeps the presets' streams apart).
+#define BROI_RANDOM_TEST(PRESET, K)                                                      \
+    TEST(BroiSched, Random_##PRESET)                                                     \
+    {                                                                                    \
+        uint64_t s = cosim::seed(), n = cosim::cycles();                                 \
+        cosim::announce("broi_sched/" #PRESET, s, n);                                    \
+        BroiBench<Vbroi_sched_##PRESET> b(rtlp_##PRESET##_cfg());                        \
+        b.random(s + (K), n);                                                            \
+    }
 
-TEST(BroiSched, Random_broi_small_serial)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_small_serial", s, n);
-    BroiBench<Vbroi_sched_broi_small_serial> b(rtlp_broi_small_serial_cfg());
-    b.random(s + 3, n);
-}
+BROI_RANDOM_TEST(broi_table2_serial, 2)
 
-TEST(BroiSched, Random_broi_small_serial3)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_small_serial3", s, n);
-    BroiBench<Vbroi_sched_broi_small_serial3> b(rtlp_broi_small_serial3_cfg());
-    b.random(s + 4, n);
-}
+BROI_RANDOM_TEST(broi_small_serial, 3)
+
+BROI_RANDOM_TEST(broi_small_serial3, 4)
 
 // Figure 3(a) with MERGE 1 (the Epoch baseline, cores/broi_sched epoch_merge): thread 1: 1.1, 1.2
 // (bank 0), barrier, 1.3 (bank 1); thread 2: 2.1 (bank 0), barrier, 2.2 (bank 2); thread 3: 3.1
@@ -303,44 +296,14 @@ TEST(BroiSched, Directed_Figure3a_Merge)
     EXPECT_EQ(o.occupancy, 0);
 }
 
-TEST(BroiSched, Random_broi_table2_merge)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_table2_merge", s, n);
-    BroiBench<Vbroi_sched_broi_table2_merge> b(rtlp_broi_table2_merge_cfg());
-    b.random(s + 5, n);
-}
+BROI_RANDOM_TEST(broi_table2_merge, 5)
 
-TEST(BroiSched, Random_broi_small_merge)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_small_merge", s, n);
-    BroiBench<Vbroi_sched_broi_small_merge> b(rtlp_broi_small_merge_cfg());
-    b.random(s + 6, n);
-}
+BROI_RANDOM_TEST(broi_small_merge, 6)
 
-TEST(BroiSched, Random_broi_small_serial3_merge)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_small_serial3_merge", s, n);
-    BroiBench<Vbroi_sched_broi_small_serial3_merge> b(rtlp_broi_small_serial3_merge_cfg());
-    b.random(s + 7, n);
-}
+BROI_RANDOM_TEST(broi_small_serial3_merge, 7)
 
-TEST(BroiSched, Random_broi_table2)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_table2", s, n);
-    BroiBench<Vbroi_sched_broi_table2> b(rtlp_broi_table2_cfg());
-    b.random(s, n);
-}
+BROI_RANDOM_TEST(broi_table2, 0)
 
-TEST(BroiSched, Random_broi_small)
-{
-    uint64_t s = cosim::seed(), n = cosim::cycles();
-    cosim::announce("broi_sched/broi_small", s, n);
-    BroiBench<Vbroi_sched_broi_small> b(rtlp_broi_small_cfg());
-    b.random(s + 1, n);
-}
+BROI_RANDOM_TEST(broi_small, 1)
 
 } // namespace
