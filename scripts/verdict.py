@@ -39,8 +39,8 @@ effect, though 1.02/1.06 is within 4%.
        |m - 1| <= tol                                                            -> matches
        otherwise                                                                  -> differs
 The verdict is mechanical (one function, `verdict`); the explanation of a difference is written by
-hand in the figure scripts' notes. `provenance()` gives the commit (git describe --dirty) that the
-results READMEs print.
+hand in the figure scripts' notes. `provenance()` gives the commit (git describe, "-dirty" when tracked
+files outside results/ have uncommitted changes) that the results READMEs print.
 """
 import math
 
