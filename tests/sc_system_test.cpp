@@ -11,6 +11,7 @@
 #include "sc_fork.h"
 #include "sim.h"
 #include "sc_test_util.h"
+#include "timed_queue.h"
 
 using namespace persim;
 
@@ -250,4 +251,48 @@ TEST(GpuFrontEnds, LateFrontEndWithL2WriteBackModelIsRejected)
         EXPECT_NE(std::string(e.what()).find("nvm.front_end"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("nvwfifo"), std::string::npos) << e.what();
     }
+}
+
+// The time-ordered queue the wrappers share (sc_models/timed_queue.h): no SystemC in it.
+TEST(TimedQueue, OrdersByTimeThenPushOrder)
+{
+    TimedQueue<int> q;
+    EXPECT_TRUE(q.empty());
+    EXPECT_EQ(q.size(), 0u);
+    std::vector<int> got;
+    q.pop_due(UINT64_MAX, [&](int v) { got.push_back(v); });   // nothing due in an empty queue
+    EXPECT_TRUE(got.empty());
+    for (int v : {1, 2, 3, 4, 5, 6}) q.push(v, v % 2 ? 300 : 100);   // 2, 4, 6 at 100; 1, 3, 5 at 300
+    q.push(7, 200);
+    EXPECT_EQ(q.size(), 7u);
+    EXPECT_EQ(q.next_at(), 100u);
+    q.pop_due(99, [&](int v) { got.push_back(v); });
+    EXPECT_TRUE(got.empty());
+    q.pop_due(200, [&](int v) { got.push_back(v); });                // due at or before now
+    EXPECT_EQ(got, (std::vector<int>{2, 4, 6, 7}));
+    EXPECT_EQ(q.next_at(), 300u);
+    got.clear();
+    q.pop_due(300, [&](int v) {
+        got.push_back(v);
+        if (v == 1) q.push(8, 250);          // pushed while popping, already due: handled in this call
+        if (v == 3) q.push(9, 400);          // not due yet: stays
+    });
+    EXPECT_EQ(got, (std::vector<int>{1, 8, 3, 5}));
+    EXPECT_EQ(q.size(), 1u);
+    EXPECT_EQ(q.next_at(), 400u);
+    q.clear();
+    EXPECT_TRUE(q.empty());
+}
+
+TEST(TimedQueue, OrderKeyBreaksTiesNotPushOrder)
+{
+    TimedQueue<char> q;
+    q.push('c', 50, 3);
+    q.push('a', 50, 1);
+    q.push('d', 10, 9);
+    q.push('b', 50, 2);
+    std::string got;
+    q.pop_due(50, [&](char c) { got += c; });
+    EXPECT_EQ(got, "dabc");
+    EXPECT_TRUE(q.empty());
 }
