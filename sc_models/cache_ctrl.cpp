@@ -63,7 +63,7 @@ void AckQueue::arrive(uint64_t seq, uint64_t at)
     Ack a = it->second;
     expected_.erase(it);
     a.at = at;
-    q_.push(a);
+    q_.push(a, at, a.seq);
 }
 
 uint64_t AckQueue::ticket(int requester) const
@@ -81,11 +81,10 @@ bool AckQueue::ticket_done(int requester, uint64_t ticket) const
 std::vector<AckQueue::Ack> AckQueue::pop_due(uint64_t t)
 {
     std::vector<Ack> due;
-    while (!q_.empty() && q_.top().at <= t) {
-        due.push_back(q_.top());
-        q_.pop();
-        if (due.back().tracked) outstanding_[due.back().requester].erase(due.back().seq);
-    }
+    q_.pop_due(t, [&](const Ack &a) {
+        due.push_back(a);
+        if (a.tracked) outstanding_[a.requester].erase(a.seq);
+    });
     return due;
 }
 

@@ -6,7 +6,6 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <queue>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include <tlm>
 #include "config.h"
 #include "mem_proto.h"
+#include "timed_queue.h"
 extern "C" {
 #include "cache.h"
 #include "mem_image.h"
@@ -72,13 +72,12 @@ public:
     uint64_t ticket(int requester) const;
     bool ticket_done(int requester, uint64_t ticket) const;
     bool empty() const { return q_.empty(); }
-    uint64_t next_at() const { return q_.top().at; }
+    uint64_t next_at() const { return q_.next_at(); }
     // Removes and returns the acknowledgements due at t, in time order (ties: issue order).
     std::vector<Ack> pop_due(uint64_t t);
 
 private:
-    struct Later { bool operator()(const Ack &a, const Ack &b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; } };
-    std::priority_queue<Ack, std::vector<Ack>, Later> q_;
+    TimedQueue<Ack> q_;                     // ties: by seq (issue order, not arrival order)
     std::map<int, std::set<uint64_t>> outstanding_;
     std::map<int, uint64_t> last_;
     std::map<uint64_t, Ack> expected_;      // sent, acknowledgement time not known yet

@@ -141,10 +141,7 @@ void CpuCore::step()
 bool CpuCore::fe_room(uint64_t t)
 {
     if (pb_) return !pbuf_full(pb_);          // acknowledgements reach the persist buffer in ack_step
-    while (!fe_frees_.empty() && fe_frees_.top().first <= t) {
-        fe_buf_ack(fe_, fe_frees_.top().second);
-        fe_frees_.pop();
-    }
+    fe_frees_.pop_due(t, [&](uint64_t seq) { fe_buf_ack(fe_, seq); });
     return !fe_buf_full(fe_);
 }
 
@@ -154,7 +151,7 @@ void CpuCore::fe_free(uint64_t wid, uint64_t at)
     if (it == outstanding_.end() || it->second.freed) return;
     it->second.freed = true;
     const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back to the buffer
-    fe_frees_.push({ft, it->second.seq});
+    fe_frees_.push(it->second.seq, ft, it->second.seq);
     if (pb_) ack_ev_.notify(ps(ft - now_ps()));
     else if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
 }
@@ -166,17 +163,16 @@ void CpuCore::ack_step()
     if (off_) return;
     const uint64_t now = now_ps();
     bool any = false;
-    while (!fe_frees_.empty() && fe_frees_.top().first <= now) {
-        pbuf_ack(pb_, fe_frees_.top().second);
-        fe_frees_.pop();
+    fe_frees_.pop_due(now, [&](uint64_t seq) {
+        pbuf_ack(pb_, seq);
         any = true;
-    }
+    });
     if (any) {
         if (remote_) ack_back_at_ = now + cfg_.rdma_latency_ps;     // the NIC sends the persist ACK back
         sys_.persist_acked(id_);
         if (wait_ == Wait::FE_FULL || wait_ == Wait::PERSIST_ACK) ev_.notify(SC_ZERO_TIME);
     }
-    if (!fe_frees_.empty()) ack_ev_.notify(ps(fe_frees_.top().first - now));
+    if (!fe_frees_.empty()) ack_ev_.notify(ps(fe_frees_.next_at() - now));
 }
 
 void CpuCore::on_late_accept(uint64_t token, uint64_t at) { fe_free(token, at); }
@@ -275,14 +271,14 @@ bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t
         }
     } else if (model_.path_bytes) {
         if (!fe_room(t) || cfg_.fe_entries - fe_buf_count(fe_) < (uint32_t)(w1 - w0 + 1)) {
-            stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+            stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
             return false;
         }
         if (model_.regions && region_ < 0) region_ = (int64_t)sys_.book().take((int)thread_);
     }
     const int64_t r = l1_access(addr, true, t);
     if (r < 0) {
-        stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+        stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
         return false;
     }
     sb_.push_back(std::max<uint64_t>((uint64_t)r, sb_.empty() ? 0 : sb_.back()));
@@ -394,7 +390,7 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             if (l && a / lb_ == (op.addr + (uint64_t)(l - 1) * op.stride) / lb_) continue;
             const int64_t r = l1_access(a, false, t);
             if (r < 0) {
-                stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+                stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
                 return false;
             }
             last = std::max(last, (uint64_t)r);
@@ -437,7 +433,7 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
         }
         const int64_t r = l1_access(op.addr, false, t);
         if (r < 0) {
-            stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.top().first);
+            stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
             return false;
         }
         ++st_.instr;
@@ -511,7 +507,7 @@ void CpuCore::power_off()
     off_ = true;
     running_ = false;
     path_q_.clear();          // the front-end buffer and the path are volatile
-    flight_ = {};
+    flight_.clear();
 }
 
 void CpuCore::path_step()
@@ -537,8 +533,8 @@ void CpuCore::path_step()
         const uint64_t arrive = link_send(&link_, now, it.boundary ? 8 : model_.path_bytes);
         auto fly = [&](uint32_t ctrl) {
             const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
-            if (flight_.empty() || at < flight_.top().at) deliver_ev_.notify(ps(at - now));
-            flight_.push(Flight{at, flight_seq_++, ctrl, it});
+            if (flight_.empty() || at < flight_.next_at()) deliver_ev_.notify(ps(at - now));
+            flight_.push(Flight{ctrl, it}, at);
             return at;
         };
         if (it.boundary) {
@@ -583,8 +579,8 @@ void CpuCore::path_step_pb(uint64_t now)
         const uint64_t arrive = link_send(&link_, now, fence ? 8 : model_.path_bytes);
         auto fly = [&](uint32_t ctrl, const PathItem &it) {
             const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
-            if (flight_.empty() || at < flight_.top().at) deliver_ev_.notify(ps(at - now));
-            flight_.push(Flight{at, flight_seq_++, ctrl, it});
+            if (flight_.empty() || at < flight_.next_at()) deliver_ev_.notify(ps(at - now));
+            flight_.push(Flight{ctrl, it}, at);
         };
         PathItem it{};
         if (fence) {
@@ -610,16 +606,12 @@ void CpuCore::path_step_pb(uint64_t now)
 void CpuCore::deliver_step()
 {
     if (off_) {
-        flight_ = {};            // the persist path is volatile: what is on it is lost
+        flight_.clear();         // the persist path is volatile: what is on it is lost
         return;
     }
     const uint64_t now = now_ps();
-    while (!flight_.empty() && flight_.top().at <= now) {
-        const Flight f = flight_.top();
-        flight_.pop();
-        deliver(f.item, f.ctrl);
-    }
-    if (!flight_.empty()) deliver_ev_.notify(ps(flight_.top().at - now));
+    flight_.pop_due(now, [&](const Flight &f) { deliver(f.item, f.ctrl); });
+    if (!flight_.empty()) deliver_ev_.notify(ps(flight_.next_at() - now));
 }
 
 // A path item arriving now at controller `ctrl`.

@@ -22,6 +22,7 @@
 #include "cpu_model.h"
 #include "mem_proto.h"
 #include "stats.h"
+#include "timed_queue.h"
 extern "C" {
 #include "cache.h"
 #include "fe_buf.h"
@@ -152,19 +153,15 @@ private:
     // buffer one path latency after the controller accepted the write: (time, seq) to free.
     std::vector<uint64_t> fe_mem_;
     fe_buf *fe_ = nullptr;
-    std::priority_queue<std::pair<uint64_t, uint64_t>, std::vector<std::pair<uint64_t, uint64_t>>,
-                        std::greater<std::pair<uint64_t, uint64_t>>> fe_frees_;
+    TimedQueue<uint64_t> fe_frees_;         // ties: by seq
     link_state link_{};
     // Sent, still on the path: delivered to controller `ctrl` at `at` (in send order per controller,
     // so a boundary never overtakes the writes sent before it).
     struct Flight {
-        uint64_t at, seq;
         uint32_t ctrl;
         PathItem item;
-        bool operator>(const Flight &o) const { return at != o.at ? at > o.at : seq > o.seq; }
     };
-    std::priority_queue<Flight, std::vector<Flight>, std::greater<Flight>> flight_;
-    uint64_t flight_seq_ = 0;
+    TimedQueue<Flight> flight_;             // ties: send order
     int64_t path_hold_region_ = -1;         // capri: the path waits until this region is durable
     uint32_t lane_ = 0;                     // next lane of a vector store that stalled
     // BROI persist buffer (IV-B/C; cores/persist_buf: entries, dependencies, release rule); the

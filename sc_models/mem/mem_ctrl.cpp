@@ -220,15 +220,15 @@ void MemCtrl::send(uint32_t dst, const McMsg &m, uint64_t t)
 void MemCtrl::wake_at(uint64_t t)
 {
     const uint64_t now = now_ps();
-    evq_.push(Ev{std::max(t, now), seq_++, true, McMsg{}});
-    ev_.notify(ps(evq_.top().at - now));
+    evq_.push(Ev{true, McMsg{}}, std::max(t, now));
+    ev_.notify(ps(evq_.next_at() - now));
 }
 
 void MemCtrl::deliver(uint64_t at, const McMsg &m)
 {
     const uint64_t now = now_ps();
-    evq_.push(Ev{std::max(at, now), seq_++, false, m});
-    ev_.notify(ps(evq_.top().at - now));
+    evq_.push(Ev{false, m}, std::max(at, now));
+    ev_.notify(ps(evq_.next_at() - now));
 }
 
 void MemCtrl::deliver_with_writes(uint64_t at, const McMsg &m)
@@ -240,17 +240,15 @@ void MemCtrl::deliver_with_writes(uint64_t at, const McMsg &m)
 void MemCtrl::event_method()
 {
     const uint64_t t = now_ps();
-    while (!evq_.empty() && evq_.top().at <= t) {
-        Ev e = evq_.top();
-        evq_.pop();
+    evq_.pop_due(t, [&](const Ev &e) {
         if (e.wake) {
             fe_->wake(t);
         } else {
             ++st_.msgs_in;
             fe_->message(t, e.msg);
         }
-    }
-    if (!evq_.empty()) ev_.notify(ps(evq_.top().at - t));
+    });
+    if (!evq_.empty()) ev_.notify(ps(evq_.next_at() - t));
 }
 
 std::string MemCtrl::describe_stuck() const

@@ -11,7 +11,6 @@
 #pragma once
 #include <map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 #include <systemc>
@@ -21,6 +20,7 @@
 #include "config.h"
 #include "mem_proto.h"
 #include "stats.h"
+#include "timed_queue.h"
 #include "write_queue.h"
 extern "C" {
 #include "link.h"
@@ -118,13 +118,10 @@ private:
     };
     std::map<uint64_t, Pending> pending_;
     struct Ev {
-        uint64_t at, seq;
         bool wake;
         McMsg msg;
-        bool operator>(const Ev &o) const { return at != o.at ? at > o.at : seq > o.seq; }
     };
-    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> evq_;
-    uint64_t seq_ = 0;
+    TimedQueue<Ev> evq_;   // ties: push order
     sc_core::sc_event ev_;
     struct {
         uint64_t reads = 0, writes = 0, read_bytes = 0, write_bytes = 0, fe_reads = 0;

@@ -184,24 +184,22 @@ void NvwSystem::schedule(uint64_t at, uint8_t type, uint64_t a)
 {
     const uint64_t t = now_ps();
     if (at < t) at = t;
-    evq_.push(Ev{at, next_seq_++, type, a});
-    ev_.notify(ps(evq_.top().at - t));
+    evq_.push(Ev{type, a}, at);
+    ev_.notify(ps(evq_.next_at() - t));
 }
 
 void NvwSystem::event_method()
 {
     const uint64_t t = now_ps();
-    while (!evq_.empty() && evq_.top().at <= t) {
-        Ev e = evq_.top();
-        evq_.pop();
+    evq_.pop_due(t, [&](const Ev &e) {
         if (e.type == 0) {
             nvw_fifo_ack_epoch(l2_.f, (uint32_t)e.a);   // ack_mode 1: the epoch is ignored
             l2_pump();
         } else {
             deliver(e.a);
         }
-    }
-    if (!evq_.empty()) ev_.notify(ps(evq_.top().at - t));
+    });
+    if (!evq_.empty()) ev_.notify(ps(evq_.next_at() - t));
 }
 
 void NvwSystem::deliver(uint64_t tag)

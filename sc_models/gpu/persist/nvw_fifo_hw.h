@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <queue>
 #include <string>
 #include <vector>
 #include <systemc>
@@ -34,6 +33,7 @@
 #include "persist_model.h"
 #include "sm.h"
 #include "stats.h"
+#include "timed_queue.h"
 extern "C" {
 #include "nvw_fifo.h"
 }
@@ -86,10 +86,8 @@ private:
     };
     struct Tag { NvwKind kind; int sm; uint32_t idx; uint64_t group; uint64_t issued_ps; };
     struct Ev {
-        uint64_t at, seq;
         uint8_t type;            // 0 = L2 write-back acknowledged (a = its core epoch), 1 = deliver acknowledgement of tag a
         uint64_t a;
-        bool operator>(const Ev &o) const { return at != o.at ? at > o.at : seq > o.seq; }
     };
 
     void init_fifo(Fifo &q, uint32_t entries, uint32_t ack_mode);
@@ -125,8 +123,8 @@ private:
     std::map<uint64_t, Tag> tags_;
     std::map<uint64_t, uint64_t> at_l2_;             // marker tag -> arrival time at the L2
     std::map<uint64_t, uint32_t> group_left_;        // multi-FIFO barrier -> markers not yet acknowledged
-    uint64_t next_tag_ = 1, next_group_ = 1, next_seq_ = 0, evict_until_ = 0;
-    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> evq_;
+    uint64_t next_tag_ = 1, next_group_ = 1, evict_until_ = 0;
+    TimedQueue<Ev> evq_;   // ties: push order
     sc_core::sc_event ev_;
     // Per warp slot (sm * nslots + slot): NV writes since the warp's last persist barrier, and the
     // number of p_barrier ops it has issued in this launch (= the tree level of a B+tree barrier).
