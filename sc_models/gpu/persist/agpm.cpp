@@ -160,7 +160,6 @@ public:
         flush_all();
         const uint64_t logs = kernel_log_lines(k);
         for (agpm_sel *s : sel_) agpm_sel_kernel_start(s, (logs + nsm_ - 1) / nsm_);
-        last_kernel_logs_ = logs;
     }
     void on_pm_request_done(int sm, uint64_t wait_ps) override { agpm_sel_pm_done(sel_[(size_t)sm], wait_ps / period_ps_); }
 
@@ -289,32 +288,25 @@ private:
             }
         return n;
     }
+    // Every buffer's contents into Table II's sums, then emptied (a kernel boundary).
     void flush_all()
     {
+        for (auto &x : l1_) add_vars(seen_l1_, vars_of(x));
+        for (auto &x : l2_) add_vars(seen_l2_, vars_of(x));
+        for (auto &x : l1_) agpm_buf_reset(x.b);
+        for (auto &x : l2_) agpm_buf_reset(x.b);
+    }
+    static agpm_vars vars_of(const Buf &x)
+    {
         agpm_vars v;
-        for (auto &x : l1_) {
-            agpm_buf_vars(x.b, 1, &v);
-            add_vars(seen_l1_, v);
-            agpm_buf_reset(x.b);
-        }
-        for (auto &x : l2_) {
-            agpm_buf_vars(x.b, 1, &v);
-            add_vars(seen_l2_, v);
-            agpm_buf_reset(x.b);
-        }
+        agpm_buf_vars(x.b, 1, &v);
+        return v;
     }
     void end_period(int sm)
     {
         agpm_sel_in in{};
         agpm_buf_vars(l1_[(size_t)sm].b, 1, &in.l1d);
-        for (auto &x : l2_) {
-            agpm_vars v;
-            agpm_buf_vars(x.b, 1, &v);
-            in.l2.t_all += v.t_all;
-            in.l2.t_log += v.t_log;
-            in.l2.s_all += v.s_all;
-            in.l2.s_log += v.s_log;
-        }
+        for (auto &x : l2_) add_vars(in.l2, vars_of(x));
         in.all = all_[(size_t)sm];
         in.log = agpm_sel_period_logs(sel_[(size_t)sm]);
         in.shm_used = 0;                       // persim's programs have no shared memory (reason h never fires)
@@ -346,7 +338,7 @@ private:
     std::vector<uint64_t> all_;
     uint32_t nsm_ = 1, kernel_ = 0;
     bool started_ = false;
-    uint64_t last_kernel_logs_ = 0, log_reads_ = 0, dropped_clwbs_ = 0;
+    uint64_t log_reads_ = 0, dropped_clwbs_ = 0;
 };
 
 std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu) { return std::make_unique<AgpmHw>(c, gpu); }
