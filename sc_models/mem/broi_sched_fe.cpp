@@ -172,13 +172,27 @@ private:
         uint64_t id = 0, addr = 0, epoch = 0;
         uint32_t bytes = 0;
     };
+    // Durability order of one ordering domain (an entry's barrier sets; with epoch_merge also the
+    // global epochs): a write of a later epoch starts no earlier than every write of the earlier
+    // ones has completed.
+    struct EpochOrder {
+        uint64_t issued_epoch = 0;    // epoch of the latest issued write
+        uint64_t floor = 0;           // completion of every write of the epochs before issued_epoch
+        uint64_t set_done = 0;        // latest completion among the issued writes of issued_epoch
+        void enter(uint64_t e)        // a write of epoch e issues: the first of a later epoch moves the floor
+        {
+            if (e == issued_epoch) return;
+            floor = std::max(floor, set_done);
+            set_done = 0;
+            issued_epoch = e;
+        }
+        void completes(uint64_t done) { set_done = std::max(set_done, done); }
+    };
     struct Entry {
         std::deque<Op> wait;          // not yet accepted by the core, in arrival order
         std::vector<Slot> slot;       // tag -> write
         uint64_t epoch = 0;           // barriers accepted so far (the set a new write belongs to)
-        uint64_t issued_epoch = 0;    // set of the latest issued write
-        uint64_t floor = 0;           // completion of every write of the sets before issued_epoch
-        uint64_t set_done = 0;        // latest completion among the issued writes of issued_epoch
+        EpochOrder order;             // durability order of its barrier sets
         uint64_t writes_since_barrier = 0;
     };
 
@@ -256,18 +270,10 @@ private:
             if (!issue_[b].valid) continue;
             Entry &en = ent_[issue_[b].entry];
             Slot &sl = en.slot[issue_[b].tag];
-            if (sl.epoch != en.issued_epoch) {          // first write of a later barrier set
-                en.floor = std::max(en.floor, en.set_done);
-                en.set_done = 0;
-                en.issued_epoch = sl.epoch;
-            }
+            en.order.enter(sl.epoch);
             const bool merged = c->epoch_merge && issue_[b].entry < c->local_entries;
-            if (merged && gepoch != g_.issued_epoch) {  // first write of a later global epoch
-                g_.floor = std::max(g_.floor, g_.set_done);
-                g_.set_done = 0;
-                g_.issued_epoch = gepoch;
-            }
-            const uint64_t start = std::max({t, en.floor, merged ? g_.floor : 0});
+            if (merged) g_.enter(gepoch);
+            const uint64_t start = std::max({t, en.order.floor, merged ? g_.floor : 0});
             barrier_wait_ps_ += start - t;
             uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
             // Writes of one line complete in issue order (a controller does not let a later write
@@ -277,8 +283,8 @@ private:
             if (lw != line_done_.end()) done = std::max(done, lw->second);
             line_done_[line] = done;
             if (line_done_.size() > 4096) prune_lines(t);
-            en.set_done = std::max(en.set_done, done);
-            if (merged) g_.set_done = std::max(g_.set_done, done);
+            en.order.completes(done);
+            if (merged) g_.completes(done);
             inflight_.push(done);
             sl.used = false;
             port_.ack(sl.id, done);
@@ -306,9 +312,7 @@ private:
     std::vector<uint64_t> mem_;
     broi_sched *s_;
     std::vector<Entry> ent_;
-    struct Global {                   // epoch_merge: the global epochs' durability order
-        uint64_t issued_epoch = 0, floor = 0, set_done = 0;
-    } g_;
+    EpochOrder g_;                    // epoch_merge: the global epochs' durability order
     std::vector<broi_issue> issue_;
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> inflight_;   // device completions
     uint64_t period_ = 400;
