@@ -1,7 +1,7 @@
 // A simulated system (docs/architecture.md): the interface every system kind implements and the
 // registry that picks one by the config key system.kind. The command-line tools (cli/: run,
 // check, crash, sweep, trace) talk only to this interface; a new system adds files behind it and
-// one line in sc_models/registry.cpp.
+// registers its SystemKind there with one line (PERSIM_REGISTER, registry.h).
 //
 // A System is the root SystemC module of a run (instance name "top"): it elaborates itself from a
 // Config, runs the loaded program until it has finished, reports its stuck requesters when the run
@@ -17,6 +17,7 @@
 #include <systemc>
 #include "config.h"
 #include "mem_proto.h"
+#include "registry.h"
 #include "stats.h"
 extern "C" {
 #include "mem_image.h"
@@ -97,8 +98,9 @@ struct SystemKind {
     std::string model_list() const;    // "a, b, c"
 };
 
-const std::vector<const SystemKind *> &all_systems();          // sc_models/registry.cpp
-const SystemKind *find_system(const std::string &name);        // nullptr if unknown
+// Every system kind registers itself in its file: PERSIM_REGISTER(SystemKind, "name", kind, order).
+inline const std::vector<const SystemKind *> &all_systems() { return Registry<SystemKind>::all(); }
+inline const SystemKind *find_system(const std::string &name) { return Registry<SystemKind>::find(name); }  // nullptr if unknown
 // The kind named by c.s("system.kind"); throws ConfigError naming the key if unknown.
 const SystemKind &system_of(const Config &c);
 // Throws ConfigError if no system kind runs model `m` (for inputs checked before a system is chosen,

@@ -16,10 +16,13 @@
 #define PERSIM_WL_AGPM_H
 #include "workload.h"
 
-/* The kernels (symbols of AG_WORKLOAD), in the order of the paper's Table II. */
+/* The kernels (symbols of AG_WORKLOAD), in the order of the paper's Table II: the listing order of
+ * wl_agpm_all() / wl_agpm_nolog_all() (AG_WORKLOAD registers each kernel at its position here). */
 #define AG_KERNELS(X)                                                                                \
     X(sad1) X(stencil1) X(sgemm) X(grid1) X(grid2) X(conv2d) X(bp1) X(bp2) X(pf) X(triad) X(ra) X(atax1) \
     X(atax2) X(nw) X(bfs) X(sssp1) X(sssp2) X(mvt1) X(gesummv) X(mm2) X(mm3) X(gemm)
+#define AG_POS(s) AG_POS_##s,
+enum { AG_KERNELS(AG_POS) AG_NKERNELS };
 
 #define AG_MAXA 10          /* arrays per kernel */
 #define AG_FLAG_INTX 1u
@@ -96,8 +99,11 @@ void ag_free(void *ctx);
 
 /* Defines the kernel's ag_def and its two workloads, wl_agpm_<sym>_workload ("agpm-<nm>", logged,
  * recoverable) and wl_agpm_<sym>_nolog_workload ("agpm-<nm>-nolog", the plain kernel: the
- * baseline the paper normalises to). */
+ * baseline the paper normalises to), and registers both (groups WL_AGPM, WL_AGPM_NOLOG) at the
+ * kernel's position in AG_KERNELS. */
 #define AG_WORKLOAD(sym, nm, dsc, sdesc, dflt, small, minsz, maxsz, setupf, genf, checkf)               \
+    PERSIM_WORKLOAD(wl_agpm_##sym##_workload, WL_AGPM, AG_POS_##sym);                                   \
+    PERSIM_WORKLOAD(wl_agpm_##sym##_nolog_workload, WL_AGPM_NOLOG, AG_POS_##sym);                       \
     static const ag_def sym##_def = { nm, minsz, maxsz, setupf, genf, checkf };                          \
     static int sym##_b(const wl_params *prm, persim_prog *p, mem_image *in, void **x, char *e, size_t n) \
     { return ag_build(&sym##_def, 1, prm, p, in, x, e, n); }                                             \

@@ -1,5 +1,5 @@
 /* persim: the CTA-level undo-logging wrapper of the AGPM kernels (wl_agpm.h), their build,
- * verify and recover hooks, and the table of them (workload.h: wl_agpm_all). */
+ * verify and recover hooks (each kernel's file registers it: AG_WORKLOAD). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,14 +438,3 @@ out:
     if (work) mem_free(work);
     return rc;
 }
-
-/* ---- the table (workload.h: wl_agpm_all, wl_agpm_nolog_all), in the order of the paper's Table II ---- */
-#define AG_DECL(s) extern const persim_workload wl_agpm_##s##_workload, wl_agpm_##s##_nolog_workload;
-AG_KERNELS(AG_DECL)
-#define AG_REF(s) &wl_agpm_##s##_workload,
-#define AG_REFN(s) &wl_agpm_##s##_nolog_workload,
-static const persim_workload *const ag_table[] = { AG_KERNELS(AG_REF) NULL };
-static const persim_workload *const ag_nolog_table[] = { AG_KERNELS(AG_REFN) NULL };
-
-const persim_workload *const *wl_agpm_all(void) { return ag_table; }
-const persim_workload *const *wl_agpm_nolog_all(void) { return ag_nolog_table; }

@@ -779,22 +779,27 @@ const persim_workload wl_broi_hashtable_workload = {
     .name = "broi-hashtable", .desc = "BROI Table IV Hash: open-chain hash table, insert if absent / remove if found, undo log, 64 stripe locks",
     .size_desc = "operations in total (thread i % T does operation i)", .pmo = "persist barriers (order) between log, data and commit epochs; system acquire/release (ticket locks)",
     .recovery = "logging (undo)", .default_size = 5000, .small_size = 500, .build = hash_build, .verify = bk_verify, .free_ctx = bk_free };
+PERSIM_WORKLOAD(wl_broi_hashtable_workload, WL_CPU, 130);
 const persim_workload wl_broi_rbtree_workload = {
     .name = "broi-rbtree", .desc = "BROI Table IV RBTree: left-leaning red-black tree, insert if absent / remove if found, undo log, one tree lock",
     .size_desc = "operations in total (thread i % T does operation i)", .pmo = "persist barriers (order) between log, data and commit epochs; system acquire/release (ticket locks)",
     .recovery = "logging (undo)", .default_size = 1600, .small_size = 160, .build = rbt_build, .verify = bk_verify, .free_ctx = bk_free };
+PERSIM_WORKLOAD(wl_broi_rbtree_workload, WL_CPU, 140);
 const persim_workload wl_broi_sps_workload = {
     .name = "broi-sps", .desc = "BROI Table IV SPS: random swaps of vector entries, redo log, 64 stripe locks",
     .size_desc = "swaps in total (thread i % T does swap i)", .pmo = "persist barriers (order) between log, commit, data and clear epochs; system acquire/release (ticket locks)",
     .recovery = "logging (redo)", .default_size = 5000, .small_size = 500, .build = sps_build, .verify = bk_verify, .free_ctx = bk_free };
+PERSIM_WORKLOAD(wl_broi_sps_workload, WL_CPU, 150);
 const persim_workload wl_broi_bptree_workload = {
     .name = "broi-bptree", .desc = "BROI Table IV BTree: B+tree (8 keys/node), insert if absent / remove if found, undo log, one tree lock",
     .size_desc = "operations in total (thread i % T does operation i)", .pmo = "persist barriers (order) between log, data and commit epochs; system acquire/release (ticket locks)",
     .recovery = "logging (undo)", .default_size = 2200, .small_size = 220, .build = bpt_build, .verify = bk_verify, .free_ctx = bk_free };
+PERSIM_WORKLOAD(wl_broi_bptree_workload, WL_CPU, 160);
 const persim_workload wl_broi_ssca2_workload = {
     .name = "broi-ssca2", .desc = "BROI Table IV SSCA2: transactional weighted-graph edge insertions (adjacency arrays), redo log, 64 stripe locks",
     .size_desc = "edge updates in total (thread i % T does update i)", .pmo = "persist barriers (order) between log, commit, data and clear epochs; system acquire/release (ticket locks)",
     .recovery = "logging (redo)", .default_size = 4000, .small_size = 400, .build = ssca_build, .verify = bk_verify, .free_ctx = bk_free };
+PERSIM_WORKLOAD(wl_broi_ssca2_workload, WL_CPU, 170);
 
 #define BK_HYB(var, nm, base, fn, dflt, small)                                                                       \
     const persim_workload var = {                                                                                    \
@@ -807,7 +812,12 @@ const persim_workload wl_broi_ssca2_workload = {
         .free_ctx = bk_free }
 
 BK_HYB(wl_broi_hashtable_hybrid_workload, "broi-hashtable-hybrid", "broi-hashtable", hash_hbuild, 5000, 500);
+PERSIM_WORKLOAD(wl_broi_hashtable_hybrid_workload, WL_CPU, 180);
 BK_HYB(wl_broi_rbtree_hybrid_workload, "broi-rbtree-hybrid", "broi-rbtree", rbt_hbuild, 1600, 160);
+PERSIM_WORKLOAD(wl_broi_rbtree_hybrid_workload, WL_CPU, 190);
 BK_HYB(wl_broi_sps_hybrid_workload, "broi-sps-hybrid", "broi-sps", sps_hbuild, 5000, 500);
+PERSIM_WORKLOAD(wl_broi_sps_hybrid_workload, WL_CPU, 200);
 BK_HYB(wl_broi_bptree_hybrid_workload, "broi-bptree-hybrid", "broi-bptree", bpt_hbuild, 2200, 220);
+PERSIM_WORKLOAD(wl_broi_bptree_hybrid_workload, WL_CPU, 210);
 BK_HYB(wl_broi_ssca2_hybrid_workload, "broi-ssca2-hybrid", "broi-ssca2", ssca_hbuild, 4000, 400);
+PERSIM_WORKLOAD(wl_broi_ssca2_hybrid_workload, WL_CPU, 220);

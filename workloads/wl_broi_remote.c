@@ -186,63 +186,74 @@ const persim_workload wl_broi_ycsb_workload = {
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 800, .small_size = 80,
     .build = rp_build_0, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_ycsb_workload, WL_CPU, 230);
 const persim_workload wl_broi_tpcc_workload = {
     .name = "broi-tpcc", .desc = "BROI remote tpcc (Table IV: 20-40% writes), 3 x 512 B items",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 1200, .small_size = 120,
     .build = rp_build_1, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_tpcc_workload, WL_CPU, 240);
 const persim_workload wl_broi_ctree_workload = {
     .name = "broi-ctree", .desc = "BROI remote C-tree INSERTs (Table IV), 64 B nodes + parent link",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 4000, .small_size = 400,
     .build = rp_build_2, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_ctree_workload, WL_CPU, 250);
 const persim_workload wl_broi_hashmap_workload = {
     .name = "broi-hashmap", .desc = "BROI remote hashmap INSERTs (Table IV), 512 B elements + bucket link",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 100,
     .build = rp_build_3, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_workload, WL_CPU, 260);
 const persim_workload wl_broi_hashmap_e128_workload = {
     .name = "broi-hashmap-e128", .desc = "BROI remote hashmap INSERTs, 128 B elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 400,
     .build = rp_build_4, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e128_workload, WL_CPU, 270);
 const persim_workload wl_broi_hashmap_e256_workload = {
     .name = "broi-hashmap-e256", .desc = "BROI remote hashmap INSERTs, 256 B elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 200,
     .build = rp_build_5, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e256_workload, WL_CPU, 280);
 const persim_workload wl_broi_hashmap_e512_workload = {
     .name = "broi-hashmap-e512", .desc = "BROI remote hashmap INSERTs, 512 B elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 100,
     .build = rp_build_6, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e512_workload, WL_CPU, 290);
 const persim_workload wl_broi_hashmap_e1024_workload = {
     .name = "broi-hashmap-e1024", .desc = "BROI remote hashmap INSERTs, 1 KB elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 50,
     .build = rp_build_7, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e1024_workload, WL_CPU, 300);
 const persim_workload wl_broi_hashmap_e2048_workload = {
     .name = "broi-hashmap-e2048", .desc = "BROI remote hashmap INSERTs, 2 KB elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 25,
     .build = rp_build_8, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e2048_workload, WL_CPU, 310);
 const persim_workload wl_broi_hashmap_e4096_workload = {
     .name = "broi-hashmap-e4096", .desc = "BROI remote hashmap INSERTs, 4 KB elements (Figure 13)",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 400, .small_size = 16,
     .build = rp_build_9, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_hashmap_e4096_workload, WL_CPU, 320);
 const persim_workload wl_broi_memcached_workload = {
     .name = "broi-memcached", .desc = "BROI remote memcached (Table IV: memslap, 5% SET), 1 KB values",
     .size_desc = "transactions in total (transaction j by RDMA channel j % num_remote)",
     .pmo = "persist barriers (order): one per rdma_pwrite on the remote streams",
     .recovery = "logging (client log pwrite before data)", .default_size = 10000, .small_size = 1000,
     .build = rp_build_10, .verify = rp_verify, .free_ctx = rp_free };
+PERSIM_WORKLOAD(wl_broi_memcached_workload, WL_CPU, 330);

@@ -1446,6 +1446,7 @@ const persim_workload wl_btree_kr_workload = {
     .verify = bt_verify,
     .free_ctx = bt_free,
 };
+PERSIM_WORKLOAD(wl_btree_kr_workload, WL_GPU, 70);
 
 const persim_workload wl_btree_wg_workload = {
     .name = "btree-wg",
@@ -1461,6 +1462,7 @@ const persim_workload wl_btree_wg_workload = {
     .verify = bt_verify,
     .free_ctx = bt_free,
 };
+PERSIM_WORKLOAD(wl_btree_wg_workload, WL_GPU, 80);
 
 /* The recoverable programs: Algorithms 1 and 2 with the undo log and epoch status table of
  * section 8.3 (see emit_tasks and bt_recover). */
@@ -1477,6 +1479,7 @@ const persim_workload wl_btree_kr_log_workload = {
     .free_ctx = bt_free,
     .recover = bt_recover,
 };
+PERSIM_WORKLOAD(wl_btree_kr_log_workload, WL_GPU, 100);
 
 const persim_workload wl_btree_wg_log_workload = {
     .name = "btree-wg-log",
@@ -1491,6 +1494,7 @@ const persim_workload wl_btree_wg_log_workload = {
     .free_ctx = bt_free,
     .recover = bt_recover,
 };
+PERSIM_WORKLOAD(wl_btree_wg_log_workload, WL_GPU, 110);
 
 /* The scoped persistency bug of the paper's point 1 (sections 1, 4): btree-wg-log with workitem
  * scope where workgroup scope is needed (sync(block) then pbarrier(warp) after each level of a
@@ -1519,3 +1523,4 @@ const persim_workload wl_btree_wg_wi_bug_workload = {
     .free_ctx = bt_free,
     .recover = bt_recover,
 };
+PERSIM_WORKLOAD(wl_btree_wg_wi_bug_workload, WL_VARIANT, 30);

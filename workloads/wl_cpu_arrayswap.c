@@ -142,3 +142,4 @@ const persim_workload wl_cpu_arrayswap_workload = {
     .verify = as_verify,
     .free_ctx = as_free,
 };
+PERSIM_WORKLOAD(wl_cpu_arrayswap_workload, WL_CPU, 30);

@@ -350,3 +350,4 @@ const persim_workload wl_cpu_btree_workload = {
     .verify = bt_verify,
     .free_ctx = bt_free,
 };
+PERSIM_WORKLOAD(wl_cpu_btree_workload, WL_CPU, 40);

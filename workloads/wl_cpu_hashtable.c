@@ -194,3 +194,4 @@ const persim_workload wl_cpu_hashtable_workload = {
     .verify = h_verify,
     .free_ctx = h_free,
 };
+PERSIM_WORKLOAD(wl_cpu_hashtable_workload, WL_CPU, 20);

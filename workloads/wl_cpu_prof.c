@@ -222,20 +222,27 @@ static int prof_verify(const void *vc, const mem_image *img, char *msg, size_t m
 PROF_WL(prof_cpu2006_mem, 0, "prof-cpu2006-mem", 0,
         "CPU profile, SPEC CPU2006 memory-intensive class (libquantum/mcf-like): 60 instr, 14 ld, 8 st per iteration, "
         "64 MiB, 50% sequential / 20% strided / 30% random; thread 0 only", 250)
+PERSIM_WORKLOAD(wl_prof_cpu2006_mem_workload, WL_CPU, 60);
 PROF_WL(prof_cpu2006_comp, 1, "prof-cpu2006-comp", 0,
         "CPU profile, SPEC CPU2006 compute class: 120 instr, 20 ld, 10 st (4-byte) per iteration, 256 KiB, mostly "
         "sequential; thread 0 only", 200)
+PERSIM_WORKLOAD(wl_prof_cpu2006_comp_workload, WL_CPU, 70);
 PROF_WL(prof_cpu2017_mem, 2, "prof-cpu2017-mem", 0,
         "CPU profile, SPEC CPU2017 memory-intensive class (lbm/mcf_r/fotonik3d-like): 70 instr, 16 ld, 10 st per "
         "iteration, 128 MiB, streaming + strided; thread 0 only", 200)
+PERSIM_WORKLOAD(wl_prof_cpu2017_mem_workload, WL_CPU, 80);
 PROF_WL(prof_cpu2017_comp, 3, "prof-cpu2017-comp", 0,
         "CPU profile, SPEC CPU2017 compute class: 130 instr, 22 ld, 12 st per iteration, 512 KiB; thread 0 only", 150)
+PERSIM_WORKLOAD(wl_prof_cpu2017_comp_workload, WL_CPU, 90);
 PROF_WL(prof_npb, 4, "prof-npb", 1,
         "CPU profile, NPB class: per-thread grid sweeps (80 instr, 20 ld, 12 st per iteration, 8 MiB per thread, "
         "sequential/strided), locked reductions into 4 shared sums", 200)
+PERSIM_WORKLOAD(wl_prof_npb_workload, WL_CPU, 100);
 PROF_WL(prof_splash3, 5, "prof-splash3", 1,
         "CPU profile, SPLASH3 class: 90 instr, 18 ld, 12 st per iteration, 4 MiB per thread, mixed pattern, a locked "
         "shared update every 32 iterations", 200)
+PERSIM_WORKLOAD(wl_prof_splash3_workload, WL_CPU, 110);
 PROF_WL(prof_whisper, 6, "prof-whisper", 1,
         "CPU profile, WHISPER class (PM applications): 100 instr, 14 ld, 16 st per iteration, 2 MiB per thread, 80% "
         "random, a locked shared update every 4 iterations", 200)
+PERSIM_WORKLOAD(wl_prof_whisper_workload, WL_CPU, 120);

@@ -153,3 +153,4 @@ const persim_workload wl_cpu_queue_workload = {
     .verify = q_verify,
     .free_ctx = q_free,
 };
+PERSIM_WORKLOAD(wl_cpu_queue_workload, WL_CPU, 10);

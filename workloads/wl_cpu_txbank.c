@@ -202,3 +202,4 @@ const persim_workload wl_cpu_txbank_workload = {
     .verify = tb_verify,
     .free_ctx = tb_free,
 };
+PERSIM_WORKLOAD(wl_cpu_txbank_workload, WL_CPU, 50);

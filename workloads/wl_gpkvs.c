@@ -380,3 +380,4 @@ const persim_workload wl_gpkvs_workload = {
     .free_ctx = kvs_free,
     .recover = kvs_recover,
 };
+PERSIM_WORKLOAD(wl_gpkvs_workload, WL_GPU, 10);

@@ -146,3 +146,4 @@ const persim_workload wl_hashtable_wi_workload = {
     .verify = ht_verify,
     .free_ctx = ht_free,
 };
+PERSIM_WORKLOAD(wl_hashtable_wi_workload, WL_GPU, 90);

@@ -436,3 +436,4 @@ const persim_workload wl_hm_workload = {
     .free_ctx = hm_free,
     .recover = hm_recover,
 };
+PERSIM_WORKLOAD(wl_hm_workload, WL_GPU, 20);

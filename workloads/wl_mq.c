@@ -439,6 +439,7 @@ const persim_workload wl_mq_workload = {
     .recover = mq_recover,
     .verify_recovered = mq_verify_pm,
 };
+PERSIM_WORKLOAD(wl_mq_workload, WL_GPU, 50);
 
 /* A missing order point: no ORDER between the head/tail update and the completion record, so a
  * completion record can be durable before the head/tail it vouches for. */
@@ -457,3 +458,4 @@ const persim_workload wl_mq_noorder_bug_workload = {
     .recover = mq_recover,
     .verify_recovered = mq_verify_pm,
 };
+PERSIM_WORKLOAD(wl_mq_noorder_bug_workload, WL_VARIANT, 20);

@@ -424,6 +424,7 @@ REDUCTION_WORKLOAD(wl_reduction_workload, "reduction",
                    "parallel sum: per-block tree in PM (block-scope rel/acq), device-scope release "
                    "of block results, last block reduces",
                    SCOPE_DEVICE)
+PERSIM_WORKLOAD(wl_reduction_workload, WL_GPU, 40);
 
 /* The scoped persistency bug of SBRP section 5.3: the same program with a block-scope release of
  * the block results (Figure 3 line 24), so the last block's final sum is not ordered after the
@@ -432,3 +433,4 @@ REDUCTION_WORKLOAD(wl_reduction_blkscope_bug_workload, "reduction-blkscope-bug",
                    "reduction with the scoped persistency bug of SBRP section 5.3: block-scope release of "
                    "the block results (persim check: not guaranteed; persim crash: fails)",
                    SCOPE_BLOCK)
+PERSIM_WORKLOAD(wl_reduction_blkscope_bug_workload, WL_VARIANT, 10);

@@ -242,3 +242,4 @@ const persim_workload wl_scan_workload = {
     .free_ctx = scan_free,
     .recover = scan_recover,
 };
+PERSIM_WORKLOAD(wl_scan_workload, WL_GPU, 60);

@@ -326,3 +326,4 @@ const persim_workload wl_srad_workload = {
     .free_ctx = srad_free,
     .recover = srad_recover,
 };
+PERSIM_WORKLOAD(wl_srad_workload, WL_GPU, 30);

@@ -61,6 +61,29 @@ typedef struct persim_workload {
     int  (*verify_recovered)(const void *ctx, const mem_image *final_image, char *msg, size_t msglen);
 } persim_workload;
 
+/* ---- registration (docs/architecture.md "Registration") ----
+ * A generator registers each workload it defines with one line in its own file, after the definition:
+ *     const persim_workload wl_gpkvs_workload = { .name = "gpkvs", ... };
+ *     PERSIM_WORKLOAD(wl_gpkvs_workload, WL_GPU, 10);
+ * `group` picks the list it is in (below); `order` its position there (ties: by name). No central
+ * table names it: the function PERSIM_WORKLOAD defines runs before main (a constructor), and the
+ * workload library is linked whole-archive (CMakeLists.txt) so the linker keeps every generator. */
+typedef enum wl_group {
+    WL_GPU,          /* wl_all(): the GPU workloads */
+    WL_VARIANT,      /* wl_variants(): deliberately buggy variants */
+    WL_CPU,          /* wl_cpu_all(): CPU programs and profiles */
+    WL_AGPM,         /* wl_agpm_all(): the AGPM kernels with undo logging */
+    WL_AGPM_NOLOG,   /* wl_agpm_nolog_all(): the same kernels without logging */
+    WL_NGROUPS
+} wl_group;
+/* Adds w to group g at position `order`; a name registered twice aborts with a message. */
+void wl_register(const persim_workload *w, wl_group g, int order);
+#define PERSIM_WORKLOAD(wl, group, order)                                                        \
+    extern const persim_workload wl;                                                             \
+    __attribute__((constructor)) static void persim_wl_register_##wl(void)                       \
+    { wl_register(&(wl), (group), (order)); }                                                    \
+    extern const persim_workload wl
+
 /* Finds a workload or a variant by name. */
 const persim_workload *wl_find(const char *name);
 /* All registered workloads, NULL-terminated, in a fixed order (the six SBRP applications, then

@@ -416,5 +416,6 @@ std::unique_ptr<System> cpu_make(const Config &c, const std::string &model, cons
 
 const SystemKind CpuSystem::kind{"cpu", "multi-core CPU: trace-driven cores, L1s, shared L2, DRAM cache, PM controllers, persist paths",
                                  cpu_workload_params, cpu_validate, cpu_models, cpu_make, cpu_csv_columns};
+PERSIM_REGISTER(SystemKind, "cpu", CpuSystem::kind, 20);
 
 } // namespace persim

@@ -148,5 +148,6 @@ std::unique_ptr<System> gpu_make(const Config &c, const std::string &model, cons
 
 const SystemKind GpuSystem::kind{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
                                  gpu_workload_params, gpu_validate, gpu_models, gpu_make, gpu_csv_columns};
+PERSIM_REGISTER(SystemKind, "gpu", GpuSystem::kind, 10);
 
 } // namespace persim

@@ -1,27 +1,8 @@
-// The registry of GPU persistency models (persist_model.h). Adding a model: one file under
-// persist/ and one line here.
+// What the GPU persistency models share (persist_model.h). Each model registers itself in its file
+// under persist/ (PERSIM_REGISTER(PersistModel, ...), registry.h).
 #include "persist_model.h"
-#include "persist/data_path.h"
-#include "persist/epoch.h"
-#include "persist/gpm.h"
-#include "persist/nvwfifo.h"
-#include "persist/sbrp.h"
 
 namespace persim {
-
-const std::vector<const PersistModel *> &all_models()
-{
-    static const std::vector<const PersistModel *> v = {&kEpochModel, &kGpmModel, &kSbrpModel, &kNvwModel,
-        &kStaticNtModel, &kStaticTModel, &kThemisModel, &kPmemSpecModel, &kBuclModel, &kAgpmModel};
-    return v;
-}
-
-const PersistModel *find_model(const std::string &name)
-{
-    for (auto *m : all_models())
-        if (name == m->name) return m;
-    return nullptr;
-}
 
 PersistHw *no_persist_hw()
 {

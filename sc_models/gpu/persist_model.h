@@ -15,6 +15,7 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "registry.h"
 #include "stats.h"
 extern "C" {
 #include "op.h"
@@ -173,8 +174,9 @@ struct PersistModel {
 // The "no hardware" PersistHw (what a model without make_hw gets).
 PersistHw *no_persist_hw();
 
-const PersistModel *find_model(const std::string &name);
-const std::vector<const PersistModel *> &all_models();
+// Every model registers itself in its file: PERSIM_REGISTER(PersistModel, "name", kModel, order).
+inline const PersistModel *find_model(const std::string &name) { return Registry<PersistModel>::find(name); }
+inline const std::vector<const PersistModel *> &all_models() { return Registry<PersistModel>::all(); }
 const char *prim_name(Prim p);
 // Rewrites every block-scope RELEASE/ACQUIRE of the program to device scope (config key
 // persist.promote_block_scope; SBRP section 7.2 "Importance of scopes"). Execution barriers

@@ -1,7 +1,7 @@
 // Front end `adr_wpq`: the ADR write-pending queue (cores/adr_wpq.h). A write is durable, and
 // acknowledged, once the queue accepts it; it drains to the device in FIFO order; reads of a line
 // still queued are served from the queue.
-#include "adr_wpq_fe.h"
+#include "write_queue.h"
 #include <vector>
 #include "mem_ctrl.h"
 extern "C" {
@@ -50,5 +50,6 @@ std::unique_ptr<WriteQueue> make(const Config &, McPort &p) { return std::make_u
 } // namespace
 
 const WriteQueueKind kAdrWpqFe{"adr_wpq", "ADR write-pending queue: durable once accepted, FIFO drain", make};
+PERSIM_REGISTER(WriteQueueKind, "adr_wpq", kAdrWpqFe, 20);
 
 } // namespace persim

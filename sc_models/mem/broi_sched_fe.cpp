@@ -330,3 +330,4 @@ const WriteQueueKind kBroiSchedFe{"broi", "BROI controller: per-thread entries s
                                           "to the device banks; acknowledged when the device write completes", make, true};
 
 } // namespace persim
+PERSIM_REGISTER(persim::WriteQueueKind, "broi", persim::kBroiSchedFe, 40);

@@ -1,6 +1,6 @@
 // Front end `direct`: no write queue. A write is acknowledged when the device completes it (the
 // GDDR controller; an NVM controller with nvm.wpq_entries = 0, durable at the device).
-#include "direct_fe.h"
+#include "write_queue.h"
 
 namespace persim {
 namespace {
@@ -21,5 +21,6 @@ std::unique_ptr<WriteQueue> make(const Config &, McPort &p) { return std::make_u
 } // namespace
 
 const WriteQueueKind kDirectFe{"direct", "no queue: acknowledged when the device write completes", make};
+PERSIM_REGISTER(WriteQueueKind, "direct", kDirectFe, 10);
 
 } // namespace persim

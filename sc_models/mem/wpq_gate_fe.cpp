@@ -291,3 +291,4 @@ const WriteQueueKind kWpqGateFe{"wpq_gate", "LightWSP region-gated WPQ: acknowle
                                             "persisted at every controller; younger regions stay gated", make, true};
 
 } // namespace persim
+PERSIM_REGISTER(persim::WriteQueueKind, "wpq_gate", persim::kWpqGateFe, 30);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 #include "config.h"
+#include "registry.h"
 #include "stats.h"
 
 namespace persim {
@@ -101,7 +102,8 @@ struct WriteQueueKind {
     bool late_acks = false;   // may answer kAckLater: every initiator of a write must take late acks
 };
 
-const std::vector<const WriteQueueKind *> &all_write_queues();   // sc_models/registry.cpp
-const WriteQueueKind *find_write_queue(const std::string &name);
+// Every front end registers itself in its file: PERSIM_REGISTER(WriteQueueKind, "name", kind, order).
+inline const std::vector<const WriteQueueKind *> &all_write_queues() { return Registry<WriteQueueKind>::all(); }
+inline const WriteQueueKind *find_write_queue(const std::string &name) { return Registry<WriteQueueKind>::find(name); }
 
 } // namespace persim

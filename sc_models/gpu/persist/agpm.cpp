@@ -348,5 +348,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu) { return std::make
 const PersistModel kAgpmModel{"agpm",
                               "AGPM: per-SM adaptive choice of the log writes' data path (T / NT) from AGPM-buffer locality, per period",
                               lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "agpm", kAgpmModel, 100);
 
 } // namespace persim

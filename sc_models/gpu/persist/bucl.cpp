@@ -47,5 +47,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu) { return std::make
 
 const PersistModel kBuclModel{"bucl", "BUCL: log writes bypass the caches when un-coalesced or on a reservation failure (AGPM paper V-B)",
                               lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "bucl", kBuclModel, 90);
 
 } // namespace persim

@@ -62,8 +62,3 @@ private:
 };
 
 } // namespace persim
-
-namespace persim {
-// The models (one file each under persist/).
-extern const PersistModel kStaticNtModel, kStaticTModel, kThemisModel, kPmemSpecModel, kBuclModel, kAgpmModel;
-} // namespace persim

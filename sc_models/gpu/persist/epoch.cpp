@@ -2,7 +2,7 @@
 // Every ordering point is an epoch barrier that only affects PM writes: the SM's L1 writes back its
 // dirty PM lines, waits for their acknowledgements, and invalidates its clean PM lines. No hardware
 // beyond the caches' write-back fences.
-#include "persist/epoch.h"
+#include "persist_model.h"
 
 namespace persim {
 
@@ -16,5 +16,6 @@ int lower_epoch(const persim_op &op, Prim out[4]) { return lower_intent(kPrims, 
 
 const PersistModel kEpochModel{"epoch", "epoch persistency: PM-only epoch barrier at every ordering point (flush, wait, invalidate PM lines)",
                                lower_epoch};
+PERSIM_REGISTER(PersistModel, "epoch", kEpochModel, 10);
 
 } // namespace persim

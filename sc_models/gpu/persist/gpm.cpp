@@ -1,6 +1,6 @@
 // Model `gpm`: GPM (SBRP paper section 7): epoch persistency whose barrier is __threadfence_system,
 // which also drains volatile writes (flush every dirty line, wait, invalidate the L1).
-#include "persist/gpm.h"
+#include "persist_model.h"
 
 namespace persim {
 namespace {
@@ -12,5 +12,6 @@ int lower_gpm(const persim_op &op, Prim out[4]) { return lower_intent(kPrims, op
 
 const PersistModel kGpmModel{"gpm", "GPM: epoch persistency with __threadfence_system barriers that also drain volatile writes",
                              lower_gpm};
+PERSIM_REGISTER(PersistModel, "gpm", kGpmModel, 20);
 
 } // namespace persim

@@ -1,7 +1,7 @@
 // Model `nvwfifo`: scoped persist barriers with NVW-FIFOs (scoped-persist-barriers-nvw-fifo.txt;
 // docs/models/nvwfifo.md): the lowering of ordering intent and the registration. Its hardware is
 // NvwSystem (persist/nvw_fifo_hw.{h,cpp}, wrapping cores/nvw_fifo.{h,c}).
-#include "persist/nvwfifo.h"
+#include "persist_model.h"
 #include "gpu.h"
 #include "persist/nvw_fifo_hw.h"
 
@@ -30,5 +30,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &c, Gpu &gpu)
 
 const PersistModel kNvwModel{"nvwfifo", "scoped persist barriers (p_barrier_wi/wg/kr) with NVW-FIFOs beside the L1s and the L2",
                              lower_nvw, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "nvwfifo", kNvwModel, 40);
 
 } // namespace persim

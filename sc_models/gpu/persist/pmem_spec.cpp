@@ -14,5 +14,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_
 } // namespace
 
 const PersistModel kPmemSpecModel{"pmem-spec", "PMEM-spec: PM loads temporal, every PM store non-temporal (AGPM paper V-B)", lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "pmem-spec", kPmemSpecModel, 80);
 
 } // namespace persim

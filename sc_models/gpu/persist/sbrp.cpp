@@ -1,7 +1,7 @@
 // Model `sbrp`: scoped buffered release persistency (sbrp-scoped-buffered-persistency-asplos23.md,
 // sections 5 and 6; docs/models/sbrp.md): the lowering of ordering intent and the registration. The
 // hardware is a persist buffer beside every L1 (persist/sbrp_pb_hw.cpp, wrapping cores/sbrp_pb).
-#include "persist/sbrp.h"
+#include "persist_model.h"
 #include "persist/sbrp_pb_hw.h"
 
 namespace persim {
@@ -21,5 +21,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &) { return make_sbrp_pb_
 
 const PersistModel kSbrpModel{"sbrp", "scoped buffered release persistency: per-SM persist buffer, oFence/dFence/pAcq/pRel",
                               lower_sbrp, make_l1, make_hw};
+PERSIM_REGISTER(PersistModel, "sbrp", kSbrpModel, 30);
 
 } // namespace persim

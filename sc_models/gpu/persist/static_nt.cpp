@@ -13,5 +13,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_
 } // namespace
 
 const PersistModel kStaticNtModel{"static-nt", "static non-temporal path: every log write bypasses the L1 and L2 into the NVM controller (AGPM paper Figure 3/7, NT)", lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "static-nt", kStaticNtModel, 50);
 
 } // namespace persim

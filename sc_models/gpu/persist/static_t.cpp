@@ -12,5 +12,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_
 } // namespace
 
 const PersistModel kStaticTModel{"static-t", "static temporal path: every log write is stored into the L1 and written back by clwb at the fence (AGPM paper Figure 3/7, T)", lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "static-t", kStaticTModel, 60);
 
 } // namespace persim

@@ -16,5 +16,6 @@ std::unique_ptr<PersistHw> make_hw(const Config &, Gpu &gpu) { return std::make_
 } // namespace
 
 const PersistModel kThemisModel{"themis", "Themis: non-temporal fast path for log writes with fence elision (AGPM paper V-B)", lower_data_path, nullptr, make_hw};
+PERSIM_REGISTER(PersistModel, "themis", kThemisModel, 70);
 
 } // namespace persim

@@ -1,3 +1,0 @@
-#pragma once
-#include "persist_model.h"
-namespace persim { extern const PersistModel kNvwModel; }

@@ -1,3 +1,0 @@
-#pragma once
-#include "write_queue.h"
-namespace persim { extern const WriteQueueKind kAdrWpqFe; }
