@@ -70,9 +70,8 @@ uint64_t CheckReport::reqs_violated() const
 }
 
 Checker::Checker(const Config &cfg, const std::string &model, bool requirements_fatal)
-    : cfg_(cfg), model_(find_model(model)), req_fatal_(requirements_fatal)
+    : cfg_(cfg), model_(order_model_of(cfg, model)), req_fatal_(requirements_fatal)
 {
-    if (!model_) throw ConfigError("unknown model '" + model + "'");
 }
 
 void Checker::on_loaded(const LoadedProgram &lp)
@@ -81,7 +80,7 @@ void Checker::on_loaded(const LoadedProgram &lp)
     prog_ = lp.prog;
     log_.begin(lp.prog, lp.init);
     std::string err;
-    if (!build_pmo(lp.prog, lp.init, *model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
+    if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
     // A requirement must name two persists (a PM store, or a release whose flag is in PM).
     for (uint32_t r : g_.requires_) {
         const persim_op &o = lp.prog->ops[r];
@@ -172,11 +171,11 @@ void Checker::on_finished(const LoadedProgram &lp, RunResult &r)
     text_ = make_text();
     std::string why;
     if (!rep_.conformance_ok())
-        why = std::to_string(rep_.violations) + " violation(s) of the " + model_->name + " model's promised persist order" +
+        why = std::to_string(rep_.violations) + " violation(s) of the " + model_.name + " model's promised persist order" +
               (rep_.never_durable ? ", " + std::to_string(rep_.never_durable) + " persist(s) never durable" : "");
     if (rep_.reqs_violated()) why += (why.empty() ? "" : "; ") + std::to_string(rep_.reqs_violated()) + " requirement(s) violated in this run";
     if (req_fatal_ && rep_.not_guaranteed())
-        why += (why.empty() ? "" : "; ") + std::to_string(rep_.not_guaranteed()) + " requirement(s) not guaranteed by " + model_->name;
+        why += (why.empty() ? "" : "; ") + std::to_string(rep_.not_guaranteed()) + " requirement(s) not guaranteed by " + model_.name;
     if (!why.empty()) {
         r.code = EXIT_CHECK;
         r.status = "check-failed";
@@ -194,7 +193,7 @@ nlohmann::json Checker::json() const
         j["skipped"] = rep_.skipped;
         return j;
     }
-    j["model"] = model_->name;
+    j["model"] = model_.name;
     j["persists"] = rep_.persists;
     j["durable_writes"] = rep_.writes;
     j["order_nodes"] = rep_.nodes;
@@ -222,7 +221,7 @@ std::string Checker::make_text() const
         o << "check: " << rep_.skipped << "\n";
         return o.str();
     }
-    o << "check (" << model_->name << "): " << rep_.persists << " persists, " << rep_.writes
+    o << "check (" << model_.name << "): " << rep_.persists << " persists, " << rep_.writes
       << " durable writes; promised order: " << rep_.nodes << " nodes, " << rep_.edges
       << " edges; " << std::fixed;
     o.precision(3);
@@ -261,7 +260,7 @@ std::string Checker::make_text() const
             if (r.guaranteed) o << "      by: " << r.via << "\n";
             else
                 o << "      " << describe_op(prog_, g_, r.a) << " is not ordered before " << describe_op(prog_, g_, r.b)
-                  << " by the " << model_->name << " model\n";
+                  << " by the " << model_.name << " model\n";
         }
         if (hidden) o << "    ... and " << hidden << " more\n";
     }

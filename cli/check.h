@@ -62,7 +62,7 @@ private:
     std::string make_text() const;
     std::string text_;
     Config cfg_;
-    const PersistModel *model_;
+    OrderModel model_;
     bool req_fatal_;
     const persim_prog *prog_ = nullptr;
     DurableLog log_;

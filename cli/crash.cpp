@@ -157,7 +157,7 @@ void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durabl
 
     fs::remove_all(dir, ec);
     fs::create_directories(dir, ec);
-    std::vector<std::string> argv = {self_exe(), "run", "--trace", trace, "--model", model_->name};
+    std::vector<std::string> argv = {self_exe(), "run", "--trace", trace, "--model", model_.name};
     argv.insert(argv.end(), o_.child_args.begin(), o_.child_args.end());
     for (const std::string &a : {std::string("--out"), dir, std::string("--csv"), dir + "/run.csv", std::string("--quiet")})
         argv.push_back(a);
@@ -212,9 +212,8 @@ void CrashDriver::time_recovery(const LoadedProgram &lp, const mem_image *durabl
 }
 
 CrashDriver::CrashDriver(const Config &cfg, const std::string &model, const CrashOptions &o)
-    : cfg_(cfg), model_(find_model(model)), o_(o)
+    : cfg_(cfg), model_(order_model_of(cfg, model)), o_(o)
 {
-    if (!model_) throw ConfigError("unknown model '" + model + "'");
     if (o_.all && o_.model_images)
         throw ConfigError("crash: --points all enumerates the run's durable images; with --images model give a number of samples");
     if (o_.target >= 0 && !o_.model_images)
@@ -237,7 +236,7 @@ void CrashDriver::on_loaded(const LoadedProgram &lp)
     log_.begin(lp.prog, lp.init);
     if (o_.model_images) {
         std::string err;
-        if (!build_pmo(lp.prog, lp.init, *model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
+        if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
     }
 }
 
@@ -556,15 +555,15 @@ void CrashDriver::try_sampled_images(const LoadedProgram &lp, uint64_t end, Tall
 void CrashDriver::report(const LoadedProgram &lp, RunResult &r, const Tally &tl, uint64_t end, double secs)
 {
     std::ostringstream o;
-    o << "crash (" << model_->name << ", workload " << lp.wl->name << " size " << lp.size << "): run " << fmt_time(end)
+    o << "crash (" << model_.name << ", workload " << lp.wl->name << " size " << lp.size << "): run " << fmt_time(end)
       << ", " << log_.writes() << " durable writes, " << (log_.images().size() - 1) << " changes of the durable image\n";
     o << "  images            "
-      << (o_.model_images ? std::string("allowed by the ") + model_->name + " model (targeted, then sampled)" : std::string("this run's durable image at each crash point"))
+      << (o_.model_images ? std::string("allowed by the ") + model_.name + " model (targeted, then sampled)" : std::string("this run's durable image at each crash point"))
       << "\n";
     if (o_.model_images && o_.sample < 0) {
         o << "  targeted images   " << tl.tgt_tried << " tried";
         if (o_.target >= 0) o << " (--target " << o_.target << " of " << tl.tgt_images << ")";
-        o << ", " << tl.tgt_failed << " failed: one per requirement " << model_->name << " does not guarantee ("
+        o << ", " << tl.tgt_failed << " failed: one per requirement " << model_.name << " does not guarantee ("
           << tl.tgt_unguaranteed << " of " << g_.requires_.size() << "; " << tl.tgt_skipped
           << " kept by an earlier durability point, " << tl.tgt_dups << " duplicate images; " << tl.tgt_ties
           << " images leave out a durability point completed at the crash instant)\n";

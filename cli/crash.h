@@ -80,7 +80,7 @@ private:
     void report(const LoadedProgram &lp, RunResult &r, const Tally &t, uint64_t end, double secs);
 
     Config cfg_;
-    const PersistModel *model_;
+    OrderModel model_;
     CrashOptions o_;
     DurableLog log_;
     PmoGraph g_;

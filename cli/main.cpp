@@ -9,7 +9,6 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
-#include "persist_model.h"
 #include "check.h"
 #include "crash.h"
 #include "sim.h"
@@ -332,9 +331,13 @@ int cmd_run(const Args &a)
         s.log_warp = (int)w;
     }
     if (a.check) {
-        if (system_of(s.cfg).name != std::string("gpu"))
-            die("run --check: the persist-order conformance check exists for the gpu system only; on system.kind " +
+        if (!system_of(s.cfg).order_model) {
+            std::string with;   // the systems whose models promise a persist order the check reads
+            for (auto *k : all_systems())
+                if (k->order_model) with += std::string(with.empty() ? "" : ", ") + k->name;
+            die("run --check: the persist-order conformance check exists for the " + with + " system only; on system.kind " +
                 std::string(system_of(s.cfg).name) + " use `persim crash` (docs/checking.md)");
+        }
         chk = std::make_unique<Checker>(s.cfg, s.model, false);
         s.observer = chk.get();
     }
@@ -346,23 +349,15 @@ int cmd_run(const Args &a)
                     s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str());
         std::printf("  status            %s%s\n", r.status.c_str(), r.verified ? " (results verified)" : "");
         std::printf("  simulated time    %.3f us (%llu cycles)\n", v("sim_ns") / 1000.0, (unsigned long long)r.cycles);
-        if (system_of(s.cfg).name != std::string("gpu")) {
-            // other systems: every figure their CSV row holds, with its unit
-            for (const std::string &c : system_of(s.cfg).csv_columns())
+        const SystemKind &kind = system_of(s.cfg);
+        if (kind.run_summary) {
+            std::printf("%s", kind.run_summary(sm, r.host_seconds, (double)r.instructions).c_str());
+        } else {
+            // every figure the system's CSV row holds, with its unit
+            for (const std::string &c : kind.csv_columns())
                 if (c != "sim_ns" && sm.contains(c))
                     std::printf("  %-34s %.6g %s\n", c.c_str(), sm[c]["value"].get<double>(), sm[c]["unit"].get<std::string>().c_str());
             std::printf("  host time         %.2f s\n", r.host_seconds);
-        } else {
-        std::printf("  warp instructions %.0f (IPC %.2f)\n", v("warp_instructions"), v("ipc"));
-        std::printf("  PM writes         %.0f issued, %.0f flushed, %.0f persisted\n", v("pm_stores"), v("pm_flushes"),
-                    v("persisted_writes"));
-        std::printf("  NVM               %.2f GB/s write, %.2f GB/s read\n", v("nvm_write_bw"), v("nvm_read_bw"));
-        std::printf("  L1 PM read misses %.0f\n", v("l1_pm_read_misses"));
-        std::printf("  stalls (warp-cyc) edm %.0f  odm %.0f  barrier %.0f  acquire %.0f  pb_full %.0f\n",
-                    v("stall_edm_cycles"), v("stall_odm_cycles"), v("stall_barrier_cycles"), v("stall_acquire_cycles"),
-                    v("stall_pb_full_cycles"));
-        std::printf("  host time         %.2f s (%.2f M warp-instr/s)\n", r.host_seconds,
-                    r.host_seconds > 0 ? r.instructions / r.host_seconds / 1e6 : 0.0);
         }
         if (!r.out_dir.empty()) std::printf("  output            %s/{stats,config}.json\n", r.out_dir.c_str());
     }
@@ -387,9 +382,9 @@ int cmd_crash_regions(const Args &a, const char *cmd);
 int cmd_check(const Args &a)
 {
     RunSpec s = check_spec(a, "check");
-    // other systems: the persist order their models promise (region prefixes, buffered strict
-    // persistence) is checked on the run's durable order, as persim crash does
-    if (system_of(s.cfg).name != std::string("gpu")) return cmd_crash_regions(a, "check");
+    // systems without an order model check the persist order their models promise (region
+    // prefixes, buffered strict persistence) on the run's durable order, as persim crash does
+    if (!system_of(s.cfg).order_model) return cmd_crash_regions(a, "check");
     Checker chk(s.cfg, s.model, true);
     s.observer = &chk;
     RunResult r = run_simulation(s);
@@ -415,8 +410,10 @@ uint64_t parse_u64(const std::string &opt, const std::string &v)
 }
 
 // persim crash: crash points of one run, each recovered with the workload's recovery and verified.
-// persim crash on a system other than the gpu (the cpu system): every distinct crash image of
-// the run is checked against a prefix of committed regions (sc_models/cpu/region_check.h).
+// persim crash on a system without an order model (SystemKind::order_model; the cpu system): the
+// system checks every distinct crash image of the run itself (sim.crash_check; the cpu system
+// against a prefix of committed regions or buffered strict persistence) and reports the figures
+// read here.
 int cmd_crash_regions(const Args &a, const char *cmd)
 {
     if (a.workload.empty() == a.trace.empty()) die(std::string(cmd) + ": give exactly one of --workload or --trace");
@@ -460,7 +457,7 @@ int cmd_crash_regions(const Args &a, const char *cmd)
 
 int cmd_crash(const Args &a0)
 {
-    if (system_of(build_config(a0)).name != std::string("gpu")) return cmd_crash_regions(a0, "crash");
+    if (!system_of(build_config(a0)).order_model) return cmd_crash_regions(a0, "crash");
     Args a = a0;
     a.seed.clear();   // --seed picks the crash points here; the input seed is --set sim.seed=N
     if (a.workload.empty()) die("crash: --workload is required (a trace has no recovery procedure)");

@@ -19,7 +19,7 @@ uint64_t mask_val(uint64_t v, uint32_t elem) { return elem >= 8 ? v : (v & ((1ul
 
 struct Builder {
     const persim_prog *p;
-    const PersistModel &m;
+    const OrderModel &m;
     uint64_t pm_base;
     PmoGraph &g;
     std::vector<uint32_t> scratch;
@@ -41,7 +41,7 @@ struct Builder {
     Barrier dev_bar;
     std::unordered_map<uint64_t, Msg> flags;
 
-    Builder(const persim_prog *p_, const PersistModel &m_, uint64_t pm, PmoGraph &g_) : p(p_), m(m_), pm_base(pm), g(g_) {}
+    Builder(const persim_prog *p_, const OrderModel &m_, uint64_t pm, PmoGraph &g_) : p(p_), m(m_), pm_base(pm), g(g_) {}
 
     // New node with the given predecessors (-1 skipped, duplicates removed). A join with a single
     // predecessor is that predecessor; with none, -1.
@@ -157,44 +157,29 @@ struct Builder {
         default:
             break;
         }
-        Prim prims[4];
-        int n = m.lower(*o, prims);
+        OrderAct acts[kMaxOrderActs];
+        int n = m.acts(*o, acts);
         uint8_t rel_scope = SCOPE_NONE;
         const Msg *msg = nullptr;
         for (int i = 0; i < n; ++i) {
-            switch (prims[i]) {
-            case Prim::OFENCE: fence(w, idx); break;
-            case Prim::DFENCE:
-            case Prim::EPOCH_BAR:
-            case Prim::SYS_FENCE: durable(w, idx); break;
-            // NVW-FIFO persist barriers (nvwfifo): the warp waits until its marker is acknowledged,
-            // i.e. its earlier persists are durable. (The block/kernel rendezvous of
-            // p_barrier_wg/kr is not modelled here: the order is the warp's own, a subset.)
-            case Prim::NVW_WI:
-            case Prim::NVW_WG:
-            case Prim::NVW_KR:
-            case Prim::NVW_ALL: durable(w, idx); break;
-            // Two-data-path models (AGPM family): clwb + fence over every PM write of the SM, a
-            // durability point (Themis may elide it at run time: the check then judges the run).
-            case Prim::PM_FLUSH: durable(w, idx); break;
-            case Prim::PREL_BLK: fence(w, idx); rel_scope = SCOPE_BLOCK; break;
-            // A device-scope pRel makes the flag visible only after the warp's earlier persists are
-            // durable (SBRP section 5 "Inter-thread PMO", 6.1: the warp waits in the ODM/EDM until
-            // ACTR is zero): a durability point as well as a release.
-            case Prim::PREL_DEV: durable(w, idx); rel_scope = SCOPE_DEVICE; break;
-            case Prim::PACQ_BLK:
-            case Prim::PACQ_DEV: {
-                uint8_t acq = prims[i] == Prim::PACQ_BLK ? SCOPE_BLOCK : SCOPE_DEVICE;
+            switch (acts[i]) {
+            case OrderAct::FENCE: fence(w, idx); break;
+            case OrderAct::DURABLE: durable(w, idx); break;
+            case OrderAct::RELEASE_BLOCK: fence(w, idx); rel_scope = SCOPE_BLOCK; break;
+            case OrderAct::RELEASE_DEVICE: durable(w, idx); rel_scope = SCOPE_DEVICE; break;
+            case OrderAct::ACQUIRE_BLOCK:
+            case OrderAct::ACQUIRE_DEVICE: {
+                uint8_t acq = acts[i] == OrderAct::ACQUIRE_BLOCK ? SCOPE_BLOCK : SCOPE_DEVICE;
                 if (msg && scope_ok(msg->scope, acq, *msg, k, b))
                     w.ord_s = node(PmoGraph::ACQUIRE, idx, {w.ord_s, msg->s}, msg->op, msg->s);
                 fence(w, idx);
                 break;
             }
-            case Prim::FLAG_STORE:
+            case OrderAct::FLAG_STORE:
                 flags[o->addr] = Msg{w.ord_s, w.ord_d, rel_scope, k, b, mask_val(o->val, o->elem), idx};
                 if (op_writes_pm(*o, pm_base)) store(w, idx);
                 break;
-            case Prim::FLAG_WAIT: {
+            case OrderAct::FLAG_WAIT: {
                 auto it = flags.find(o->addr);
                 if (it != flags.end() && it->second.kernel == k && it->second.val == mask_val(o->val, o->elem)) {
                     msg = &it->second;
@@ -202,9 +187,7 @@ struct Builder {
                 }
                 break;
             }
-            case Prim::SYNC: sync(w, idx, b, o->scope >= SCOPE_DEVICE); break;
-            case Prim::VOL_FLUSH:
-            case Prim::L1_INV: break;
+            case OrderAct::SYNC: sync(w, idx, b, o->scope >= SCOPE_DEVICE); break;
             }
         }
     }
@@ -225,7 +208,7 @@ bool op_writes_pm(const persim_op &o, uint64_t pm_base)
     return last > pm_base;
 }
 
-bool build_pmo(const persim_prog *p, const mem_image *init, const PersistModel &model, uint64_t pm_base,
+bool build_pmo(const persim_prog *p, const mem_image *init, const OrderModel &model, uint64_t pm_base,
                PmoGraph &g, std::string &err)
 {
     g = PmoGraph{};

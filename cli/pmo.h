@@ -1,8 +1,9 @@
 // The persist-memory order a persistency model promises for a program (docs/checking.md
 // "Derived orders"), as a DAG whose nodes are PM stores and join points.
 //
-// Built from the program and the model's lowering (PersistModel::lower), so a model's promise
-// follows the primitives it uses: oFence orders a warp's earlier persists before its later ones;
+// Built from the program and what each op means for the model's order (OrderModel, system.h: the
+// system kind reads the model's lowering), so a model's promise follows the primitives it uses:
+// oFence orders a warp's earlier persists before its later ones;
 // pRel/pAcq at a scope containing both warps order the releaser's earlier persists before the
 // acquirer's later ones (cumulatively, through chains); a durability point (dFence, an epoch/GPM
 // barrier, the end of a kernel) orders everything before it before everything that happens after
@@ -15,7 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-#include "persist_model.h"
+#include "system.h"
 extern "C" {
 #include "op.h"
 #include "mem_image.h"
@@ -55,7 +56,7 @@ struct PmoGraph {
 
 // Builds the graph. init: the program's initial image (acquires wait for flag values). Returns
 // false with err on a program the functional executor cannot run (deadlock).
-bool build_pmo(const persim_prog *p, const mem_image *init, const PersistModel &model, uint64_t pm_base,
+bool build_pmo(const persim_prog *p, const mem_image *init, const OrderModel &model, uint64_t pm_base,
                PmoGraph &g, std::string &err);
 
 // "op 12 (kernel 0 block 3 warp 1: st 0x10000000080 4x32)" for reports.

@@ -9,7 +9,6 @@
 #include <memory>
 #include <sstream>
 #include <systemc>
-#include "persist_model.h"
 #include "system.h"
 #include "system_cfg.h"
 #include "version.h"
@@ -79,8 +78,9 @@ void load_program(const RunSpec &s, Loaded &L)
     }
     if (prog_validate(L.prog, err, sizeof err) != 0)
         throw ConfigError((s.trace.empty() ? "workload '" + s.workload + "'" : s.trace) + ": invalid program: " + err);
-    if (SystemCfg::from(s.cfg).promote_block_scope) promote_block_scope(L.prog);   // SBRP Figure 7
-    system_of(s.cfg).validate(s.cfg, L.prog);
+    const SystemKind &kind = system_of(s.cfg);
+    if (kind.transform) kind.transform(s.cfg, L.prog);   // e.g. the gpu's persist.promote_block_scope
+    kind.validate(s.cfg, L.prog);
 }
 
 std::string auto_name(const RunSpec &s, uint64_t size)
@@ -230,8 +230,8 @@ RunResult run_simulation(const RunSpec &spec)
                      {"config_sources", spec.cfg.sources()}};
         std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
         std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
-                                                     (SystemCfg::from(spec.cfg).kind == "gpu" ? std::string("runs.csv")
-                                                                                               : "runs-" + SystemCfg::from(spec.cfg).kind + ".csv")).string() : spec.csv;
+                                              (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string()
+                                           : spec.csv;
         append_csv(csv, spec, res, L.size);
     }
     return res;

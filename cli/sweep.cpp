@@ -22,7 +22,6 @@
 #include <nlohmann/json.hpp>
 #include "system_cfg.h"
 #include "config.h"
-#include "persist_model.h"
 #include "proc.h"
 extern "C" {
 #include "workload.h"

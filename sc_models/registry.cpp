@@ -30,6 +30,15 @@ void check_model_known(const std::string &m, const std::string &what)
     throw ConfigError(what + "unknown model '" + m + "' (available: " + all + ")");
 }
 
+OrderModel order_model_of(const Config &c, const std::string &model)
+{
+    const SystemKind &k = system_of(c);
+    if (!k.order_model)
+        throw ConfigError(std::string("system.kind ") + k.name + ": its models have no persist-order graph (it checks its own "
+                          "persist order during a run: sim.crash_check)");
+    return k.order_model(model);
+}
+
 const SystemKind &system_of(const Config &c)
 {
     const std::string n = SystemCfg::from(c).kind;

@@ -27,8 +27,6 @@ extern "C" {
 
 namespace persim {
 
-struct PersistModel;
-
 class System {
 public:
     virtual ~System() = default;
@@ -78,6 +76,28 @@ struct ModelInfo {
     std::string name, desc;
 };
 
+// What an ordering op of a program means for the persist-memory order a model promises
+// (docs/checking.md "Derived orders"): the vocabulary the persist-order graph of persim check /
+// run --check / crash --images model is built from (cli/pmo.cpp). A system kind whose models are
+// checked this way translates each model's lowering into it (SystemKind::order_model).
+enum class OrderAct : uint8_t {
+    FENCE,          // the stream's earlier persists are ordered before its later ones
+    DURABLE,        // a durability point: the stream's earlier persists are durable before it goes on
+    RELEASE_BLOCK,  // FENCE, and the release flag written next is a block-scope release
+    RELEASE_DEVICE, // DURABLE, and the release flag written next is a device-scope release
+    ACQUIRE_BLOCK,  // a block-scope acquire of the flag just read (if the scopes meet), then FENCE
+    ACQUIRE_DEVICE, // the same at device scope
+    FLAG_STORE,     // writes the release flag (op.addr, op.val)
+    FLAG_WAIT,      // reads a flag (op.addr): finds the release that wrote the value waited for
+    SYNC,           // execution barrier at op.scope
+};
+constexpr int kMaxOrderActs = 8;
+struct OrderModel {
+    std::string name;
+    // The acts of one op other than ST, LD, COMPUTE and REQUIRE, in order; returns how many.
+    std::function<int(const persim_op &op, OrderAct out[kMaxOrderActs])> acts;
+};
+
 // One registered system kind.
 struct SystemKind {
     const char *name;                // value of system.kind
@@ -94,6 +114,21 @@ struct SystemKind {
                                     mem_image *backing);
     // The "summary" figures a CSV row of this system holds (persim run --csv, sweeps), in order.
     std::vector<std::string> (*csv_columns)();
+
+    // ---- optional hooks of the command-line tools (nullptr: the default named) ----
+    // Rewrites a loaded program as the configuration asks, before validate (nullptr: none).
+    void (*transform)(const Config &c, persim_prog *p) = nullptr;
+    // The persist order `model` promises, for the persist-order graph (persim check, run --check,
+    // crash with the workload's recovery). nullptr: this system checks its own persist order during
+    // a run (sim.crash_check; persim check/crash report its region_check / bsp_check figures).
+    OrderModel (*order_model)(const std::string &model) = nullptr;
+    // The lines persim run prints after "simulated time" (nullptr: every csv_columns() figure with
+    // its unit, then the host time). summary: stats.json's "summary" group.
+    std::string (*run_summary)(const nlohmann::json &summary, double host_seconds, double instructions) = nullptr;
+    // The CSV a run appends to beside its run directory when --csv is not given (nullptr:
+    // "runs-<name>.csv").
+    const char *csv_file = nullptr;
+
     bool has_model(const std::string &m) const;
     std::string model_list() const;    // "a, b, c"
 };
@@ -106,5 +141,8 @@ const SystemKind &system_of(const Config &c);
 // Throws ConfigError if no system kind runs model `m` (for inputs checked before a system is chosen,
 // e.g. a sweep's model list); lists every model of every system.
 void check_model_known(const std::string &m, const std::string &what);
+// The persist order `model` promises on the system c names (SystemKind::order_model); throws
+// ConfigError if that system has no order model or does not know the model.
+OrderModel order_model_of(const Config &c, const std::string &model);
 
 } // namespace persim

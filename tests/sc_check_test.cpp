@@ -10,6 +10,7 @@
 #include <vector>
 #include "check.h"
 #include "crash.h"
+#include "persist_model.h"
 #include "sim.h"
 #include "sc_test_util.h"
 

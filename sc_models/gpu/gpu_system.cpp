@@ -144,10 +144,57 @@ std::unique_ptr<System> gpu_make(const Config &c, const std::string &model, cons
     return std::make_unique<GpuSystem>("top", c, m, prog, backing);
 }
 
+// persist.promote_block_scope: block-scope acquires/releases run at device scope (SBRP Figure 7).
+void gpu_transform(const Config &c, persim_prog *p)
+{
+    if (SystemCfg::from(c).promote_block_scope) promote_block_scope(p);
+}
+
+OrderModel gpu_order_model(const std::string &model)
+{
+    const PersistModel *m = find_model(model);
+    if (!m) throw ConfigError("unknown model '" + model + "'");
+    return OrderModel{m->name, [m](const persim_op &op, OrderAct out[kMaxOrderActs]) { return order_acts(*m, op, out); }};
+}
+
+std::string gpu_run_summary(const nlohmann::json &sm, double host_seconds, double instructions)
+{
+    auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].get<double>() : 0.0; };
+    char b[1024];
+    std::string s;
+    std::snprintf(b, sizeof b, "  warp instructions %.0f (IPC %.2f)\n", v("warp_instructions"), v("ipc"));
+    s += b;
+    std::snprintf(b, sizeof b, "  PM writes         %.0f issued, %.0f flushed, %.0f persisted\n", v("pm_stores"),
+                  v("pm_flushes"), v("persisted_writes"));
+    s += b;
+    std::snprintf(b, sizeof b, "  NVM               %.2f GB/s write, %.2f GB/s read\n", v("nvm_write_bw"), v("nvm_read_bw"));
+    s += b;
+    std::snprintf(b, sizeof b, "  L1 PM read misses %.0f\n", v("l1_pm_read_misses"));
+    s += b;
+    std::snprintf(b, sizeof b, "  stalls (warp-cyc) edm %.0f  odm %.0f  barrier %.0f  acquire %.0f  pb_full %.0f\n",
+                  v("stall_edm_cycles"), v("stall_odm_cycles"), v("stall_barrier_cycles"), v("stall_acquire_cycles"),
+                  v("stall_pb_full_cycles"));
+    s += b;
+    std::snprintf(b, sizeof b, "  host time         %.2f s (%.2f M warp-instr/s)\n", host_seconds,
+                  host_seconds > 0 ? instructions / host_seconds / 1e6 : 0.0);
+    s += b;
+    return s;
+}
+
+SystemKind make_gpu_kind()
+{
+    SystemKind k{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
+                 gpu_workload_params, gpu_validate, gpu_models, gpu_make, gpu_csv_columns};
+    k.transform = gpu_transform;
+    k.order_model = gpu_order_model;
+    k.run_summary = gpu_run_summary;
+    k.csv_file = "runs.csv";
+    return k;
+}
+
 } // namespace
 
-const SystemKind GpuSystem::kind{"gpu", "GPU: SMs with L1s, crossbar, banked L2, GDDR, NVM near or behind PCIe",
-                                 gpu_workload_params, gpu_validate, gpu_models, gpu_make, gpu_csv_columns};
+const SystemKind GpuSystem::kind = make_gpu_kind();
 PERSIM_REGISTER(SystemKind, "gpu", GpuSystem::kind, 10);
 
 } // namespace persim

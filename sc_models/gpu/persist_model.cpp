@@ -72,4 +72,42 @@ const char *prim_name(Prim p)
     return n[(int)p];
 }
 
+int order_acts(const PersistModel &m, const persim_op &op, OrderAct out[kMaxOrderActs])
+{
+    Prim prims[4];
+    const int n = m.lower(op, prims);
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        switch (prims[i]) {
+        case Prim::OFENCE: out[k++] = OrderAct::FENCE; break;
+        case Prim::DFENCE:
+        case Prim::EPOCH_BAR:
+        case Prim::SYS_FENCE: out[k++] = OrderAct::DURABLE; break;
+        // NVW-FIFO persist barriers (nvwfifo): the warp waits until its marker is acknowledged,
+        // i.e. its earlier persists are durable. (The block/kernel rendezvous of
+        // p_barrier_wg/kr is not modelled here: the order is the warp's own, a subset.)
+        case Prim::NVW_WI:
+        case Prim::NVW_WG:
+        case Prim::NVW_KR:
+        case Prim::NVW_ALL: out[k++] = OrderAct::DURABLE; break;
+        // Two-data-path models (AGPM family): clwb + fence over every PM write of the SM, a
+        // durability point (Themis may elide it at run time: the check then judges the run).
+        case Prim::PM_FLUSH: out[k++] = OrderAct::DURABLE; break;
+        case Prim::PREL_BLK: out[k++] = OrderAct::RELEASE_BLOCK; break;
+        // A device-scope pRel makes the flag visible only after the warp's earlier persists are
+        // durable (SBRP section 5 "Inter-thread PMO", 6.1: the warp waits in the ODM/EDM until
+        // ACTR is zero): a durability point as well as a release.
+        case Prim::PREL_DEV: out[k++] = OrderAct::RELEASE_DEVICE; break;
+        case Prim::PACQ_BLK: out[k++] = OrderAct::ACQUIRE_BLOCK; break;
+        case Prim::PACQ_DEV: out[k++] = OrderAct::ACQUIRE_DEVICE; break;
+        case Prim::FLAG_STORE: out[k++] = OrderAct::FLAG_STORE; break;
+        case Prim::FLAG_WAIT: out[k++] = OrderAct::FLAG_WAIT; break;
+        case Prim::SYNC: out[k++] = OrderAct::SYNC; break;
+        case Prim::VOL_FLUSH:
+        case Prim::L1_INV: break;
+        }
+    }
+    return k;
+}
+
 } // namespace persim

@@ -15,6 +15,7 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "system.h"
 #include "registry.h"
 #include "stats.h"
 extern "C" {
@@ -178,6 +179,9 @@ PersistHw *no_persist_hw();
 inline const PersistModel *find_model(const std::string &name) { return Registry<PersistModel>::find(name); }
 inline const std::vector<const PersistModel *> &all_models() { return Registry<PersistModel>::all(); }
 const char *prim_name(Prim p);
+// The persist order a model promises, in the vocabulary of the persist-order check (system.h
+// OrderAct): each op lowered by the model, each primitive read as the order it makes.
+int order_acts(const PersistModel &m, const persim_op &op, OrderAct out[kMaxOrderActs]);
 // Rewrites every block-scope RELEASE/ACQUIRE of the program to device scope (config key
 // persist.promote_block_scope; SBRP section 7.2 "Importance of scopes"). Execution barriers
 // (SYNC) keep their scope. Returns the number of ops changed.
