@@ -10,8 +10,9 @@
 // the line runs before main(); objects are kept by address only, so the registered object may be
 // defined anywhere (usually just above the line). The listing order (Registry<Type>::all(): what
 // `persim list`, --help and the error messages show) is by `order`, then by name: it does not depend
-// on link order. Two entries with the same name in one registry are a programming error: all()
-// prints both and aborts.
+// on link order. Two entries with the same name in one registry, or (for a Type with a `name`
+// member) a registered name that is not the object's own name, are programming errors: the first
+// lookup prints the name and aborts.
 //
 // A new kind of registry needs nothing but its type: Registry<MyKind>::all() / find("name") work
 // for any Type once something has registered; a header usually wraps them in
@@ -25,9 +26,29 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace persim {
+
+namespace registry_detail {
+// The object's own name, if its type has a `name` member (checked against the registered name).
+template <class T, class = void>
+struct HasName : std::false_type {};
+template <class T>
+struct HasName<T, std::void_t<decltype(std::string(std::declval<const T &>().name))>> : std::true_type {};
+template <class T>
+void check_name(const std::string &registered, const T *obj)
+{
+    if constexpr (HasName<T>::value) {
+        if (registered != std::string(obj->name)) {
+            std::fprintf(stderr, "persim: registered as '%s' but the object is named '%s' (PERSIM_REGISTER)\n",
+                         registered.c_str(), std::string(obj->name).c_str());
+            std::abort();
+        }
+    }
+}
+} // namespace registry_detail
 
 template <class T>
 class Registry {
@@ -51,12 +72,14 @@ public:
             std::stable_sort(s.entries.begin(), s.entries.end(), [](const Entry &a, const Entry &b) {
                 return a.order != b.order ? a.order < b.order : a.name < b.name;
             });
-            for (size_t i = 1; i < s.entries.size(); ++i)
-                if (s.entries[i].name == s.entries[i - 1].name) {
-                    std::fprintf(stderr, "persim: '%s' is registered twice in one registry (PERSIM_REGISTER)\n",
-                                 s.entries[i].name.c_str());
-                    std::abort();
-                }
+            for (const Entry &e : s.entries) registry_detail::check_name(e.name, e.obj);
+            for (size_t i = 0; i < s.entries.size(); ++i)
+                for (size_t j = 0; j < i; ++j)
+                    if (s.entries[i].name == s.entries[j].name) {
+                        std::fprintf(stderr, "persim: '%s' is registered twice in one registry (PERSIM_REGISTER)\n",
+                                     s.entries[i].name.c_str());
+                        std::abort();
+                    }
             s.objs.clear();
             for (const Entry &e : s.entries) s.objs.push_back(e.obj);
             s.sorted = true;
