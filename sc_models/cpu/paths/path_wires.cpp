@@ -9,15 +9,20 @@ PathWires::PathWires(const CpuPathSite &s, const CpuCfg &c, PmControllers &pm, u
     : sc_module(sc_module_name(s.name.c_str())), cfg_(c), pm_(pm), host_(*s.host), id_(s.id), remote_(s.remote),
       requester_(s.requester), lb_(c.sys.line_bytes), wire_bytes_(wire_bytes)
 {
-    link_cfg lc{};
-    lc.latency_ps = c.path_latency_ps;
-    lc.gbps = c.path_gbps;
-    lc.header_bytes = c.path_header;
-    lc.max_payload = 0;
-    if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
+    init_link(&link_, c.path_latency_ps, c.path_gbps, "persist_path.*: invalid persist path (latency, bandwidth)");
     SC_METHOD(deliver_step);
     sensitive << deliver_ev_;
     dont_initialize();
+}
+
+void PathWires::init_link(link_state *l, uint64_t latency_ps, double gbps, const char *keys) const
+{
+    link_cfg lc{};
+    lc.latency_ps = latency_ps;
+    lc.gbps = gbps;
+    lc.header_bytes = cfg_.path_header;
+    lc.max_payload = 0;
+    if (link_init(l, &lc) != 0) throw ConfigError(keys);
 }
 
 uint64_t PathWires::send(const Item &it, int64_t ctrl, uint64_t now)

@@ -39,6 +39,8 @@ protected:
         uint64_t wid;       // path write id (the acknowledgement token)
         uint64_t seq;       // its buffer entry (fe_buf seq / persist_buf id)
     };
+    // A link of `latency_ps` and `gbps` with the path's packet header (ConfigError naming `keys`).
+    void init_link(link_state *l, uint64_t latency_ps, double gbps, const char *keys) const;
     // Sends `it` now (the link must be free): to controller `ctrl`, or to every controller when
     // ctrl < 0. Returns when it reaches the last one.
     uint64_t send(const Item &it, int64_t ctrl, uint64_t now);

@@ -141,14 +141,8 @@ PbufPath::PbufPath(const CpuPathSite &s, PmControllers &pm, PbufPersistence &pp)
       pb_(pbuf_cfg{pp.cfg_.fe_entries, pp.cfg_.sys.line_bytes, pp.cfg_.pb_coalesce ? 1u : 0u, pp.model_.deps ? 0u : 1u},
           pbuf_bytes, pbuf_init, "persist_path.fe_entries: invalid persist buffer (1..64 entries, l1.line_bytes 8..128)")
 {
-    if (remote_) {       // the RDMA network in front of the remote persist buffer (BROI V, Figure 8)
-        link_cfg nc{};
-        nc.latency_ps = cfg_.rdma_latency_ps;
-        nc.gbps = cfg_.rdma_gbps;
-        nc.header_bytes = cfg_.path_header;
-        nc.max_payload = 0;
-        if (link_init(&net_, &nc) != 0) throw ConfigError("rdma.*: invalid RDMA network (latency, bandwidth)");
-    }
+    if (remote_)       // the RDMA network in front of the remote persist buffer (BROI V, Figure 8)
+        init_link(&net_, cfg_.rdma_latency_ps, cfg_.rdma_gbps, "rdma.*: invalid RDMA network (latency, bandwidth)");
     SC_METHOD(path_step);
     sensitive << path_ev_;
     dont_initialize();
