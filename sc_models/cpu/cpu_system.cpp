@@ -299,9 +299,10 @@ namespace {
 
 void cpu_workload_params(const Config &c, wl_params *prm)
 {
-    const uint32_t n = (uint32_t)c.i("cpu.cores");
+    const CpuCfg k = CpuCfg::from(c);
+    const uint32_t n = k.cores;
     prm->num_threads = n;
-    prm->num_remote = (uint32_t)c.i("rdma.channels");
+    prm->num_remote = k.rdma_channels;
     prm->num_sms = n;
     prm->max_threads_per_block = 32 * n;
     prm->max_warps_per_sm = n;
@@ -309,7 +310,8 @@ void cpu_workload_params(const Config &c, wl_params *prm)
 
 void cpu_validate(const Config &c, const persim_prog *p)
 {
-    const uint32_t n = (uint32_t)c.i("cpu.cores") + (uint32_t)c.i("rdma.channels");
+    const CpuCfg k = CpuCfg::from(c);
+    const uint32_t n = k.cores + k.rdma_channels;
     for (uint32_t k = 0; k < p->nkernels; ++k) {
         const persim_kernel &K = p->kernels[k];
         const uint64_t threads = (uint64_t)K.nblocks * K.warps_per_block;

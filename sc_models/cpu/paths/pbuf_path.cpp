@@ -80,9 +80,10 @@ class PbufPersistence : public CpuPersistence {
 public:
     explicit PbufPersistence(const CpuPersistEnv &e) : cfg_(e.cfg), model_(e.model)
     {
-        if (e.cc.i("nvm.controllers") > 1)
+        const uint32_t ctrls = MemCtrlCfg::nvm(e.cc).controllers;
+        if (ctrls > 1)
             throw ConfigError("nvm.controllers: model '" + std::string(e.model.name) + "' orders barrier epochs at one "
-                              "memory controller (BROI IV-C/D, Table III); with " + std::to_string(e.cc.i("nvm.controllers")) +
+                              "memory controller (BROI IV-C/D, Table III); with " + std::to_string(ctrls) +
                               " controllers epochs could persist out of order (set nvm.controllers = 1)");
         if (e.cfg.crash_check) bsp_ = std::make_unique<BspCheck>();
     }
