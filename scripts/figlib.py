@@ -1,0 +1,235 @@
+"""The pieces every figure script shares (issue 22): numbers per seed, sweep rows, CSVs and
+Markdown tables of them, the error-bar bar chart, matplotlib, and the README's header and timing
+tail. The verdict rule, the provenance line, the paper's marks and the sweep driver stay in
+scripts/verdict.py (figlib calls them); a figure script imports this module and verdict.py, never
+another figure script."""
+import csv
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict as V  # noqa: E402
+from verdict import PS, lift, NAN  # noqa: E402,F401
+
+isnan, fmt = V.isnan, V.fmt
+read_sweep, match, seed_of = V.read_sweep, V.match, V.seed_of
+
+
+# ---- numbers ----------------------------------------------------------------------------------
+
+def geomean(xs):
+    """Geometric mean of the positive, non-nan xs (nan if none)."""
+    xs = [x for x in xs if not isnan(x) and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else NAN
+
+
+def gmean(ps):
+    """Seed by seed geometric mean of the PS values ps (nan where any is nan)."""
+    return lift(lambda *xs: geomean(xs) if not any(isnan(x) for x in xs) else NAN, *ps)
+
+
+def amean(ps):
+    """Seed by seed arithmetic mean of the PS values ps (nan where any is nan)."""
+    return lift(lambda *xs: sum(xs) / len(xs) if not any(isnan(x) for x in xs) else NAN, *ps)
+
+
+def runs(rows, col="sim_ns", seedless=(), **kv):
+    """The column of every ok row matching kv, per seed (a failed or missing point gives nan). A
+    workload in seedless is seed-independent: its lowest seed's value, exact."""
+    d = {}
+    for r in rows:
+        if match(r, kv):
+            s = seed_of(r)
+            d[s] = float(r[col]) if r.get("status") == "ok" and r.get(col, "") != "" else NAN
+    exact = kv.get("workload") in seedless
+    if exact and d:
+        d = {min(d): d[min(d)]}
+    return PS(d, exact)
+
+
+def rows_of(res, spec):
+    """The rows of res/raw/<spec>/sweep.csv (the layout of V.run_sweeps)."""
+    return read_sweep(os.path.join(res, "raw", spec, "sweep.csv"))
+
+
+def seeds_in(rows):
+    """Distinct input seeds behind a sweep's rows (at least 1)."""
+    return len({seed_of(r) for r in rows}) or 1
+
+
+def nseeds(values, series=None, groups=None):
+    """The largest number of seeds behind any cell values[s][g] (for a figure's caption)."""
+    n = 0
+    for s in (series or values):
+        for g in (groups or values[s]):
+            if g in values[s]:
+                n = max(n, values[s][g].summary()[2])
+    return n
+
+
+def cell(ps, nd=2):
+    """'mean ± CI half-width' of a PS (V.fmt_ci)."""
+    m, h, n = ps.summary()
+    return V.fmt_ci(m, h, n, nd)
+
+
+# ---- CSVs and Markdown tables -----------------------------------------------------------------
+
+def write_csv(path, first, groups, series, values, extra=None, name=None):
+    """One row per group: for every series its mean and 95% CI half-width over the seeds, and the
+    number of seeds behind the row ('1 (seed-independent)' when every run of the row is). extra:
+    (header, rows) of columns after the first; name(s): a series' column name (default: s)."""
+    name = name or (lambda s: s)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([first] + (list(extra[0]) if extra else []) +
+                   [c for s in series for c in (name(s), name(s) + "_ci95")] + ["seeds"])
+        for i, g in enumerate(groups):
+            row, ns, exact = [g] + (list(extra[1][i]) if extra else []), [], True
+            for s in series:
+                m, h, n = values[s][g].summary()
+                row += [fmt(m, 4), "seed-independent" if values[s][g].exact else fmt(h, 4)]
+                ns.append(n)
+                exact &= values[s][g].exact
+            row.append("1 (seed-independent)" if exact else str(max(ns) if ns else 0))
+            w.writerow(row)
+
+
+def write_rows(path, header, rows):
+    """A plain CSV: the header, then the rows as they are."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def table(groups, series, values, first="workload", labels=None, nd=2):
+    """Markdown table lines: a row per group, a column per series, cell() in each."""
+    L = [f"| {first} | " + " | ".join((labels or {}).get(s, s) for s in series) + " |",
+         "|---|" + "---|" * len(series)]
+    for g in groups:
+        L.append(f"| {g} | " + " | ".join(cell(values[s][g], nd) for s in series) + " |")
+    return L
+
+
+def mech_table(d, keys, cols=None, head="workload"):
+    """Markdown table lines of d[key][col] (PS): a row per key, a column per col (default: d's first)."""
+    cols = cols or list(next(iter(d.values())).keys())
+    L = ["| " + head + " | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    for w in keys:
+        L.append(f"| {w} | " + " | ".join(cell(d[w][c], 2) for c in cols) + " |")
+    return L
+
+
+# ---- plots ------------------------------------------------------------------------------------
+
+def plt_or_none(missing=None):
+    """matplotlib.pyplot with the Agg backend, or None (then missing, if given, goes to stderr)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        if missing:
+            print(missing, file=sys.stderr)
+        return None
+
+
+def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=True,
+         paper=None, paper_hline=None, nseed=None, paper_label="paper's value"):
+    """Grouped bars of values[s][g] (PS): mean with the 95% CI over seeds as error bars. paper:
+    {series: {group: the paper's number}} drawn as markers on those bars (V.paper_marks; a paper dict
+    with no number for these bars says so in the title); paper_hline: (y, label) a reference line where
+    the paper gives one number for all (V.paper_line). nseed: the seeds behind the error bars (default:
+    counted from values)."""
+    if plt is None:
+        return
+    fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6))
+    n = len(series)
+    width = 0.8 / n
+    xs = list(range(len(groups)))
+    top = 1.0
+    marked = False
+    for i, s in enumerate(series):
+        ms, hs = [], []
+        for g in groups:
+            m, h, k = values[s][g].summary()
+            ms.append(m)
+            hs.append(0.0 if isnan(h) else h)
+            if not isnan(m):
+                top = max(top, m + hs[-1])
+        pos = [x + (i - (n - 1) / 2) * width for x in xs]
+        ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
+        ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
+        if paper and s in paper:
+            ys = [paper[s].get(g) for g in groups]
+            V.paper_marks(ax, pos, ys, label=paper_label if not marked else None)
+            marked = marked or any(y is not None for y in ys)
+    if paper_hline:
+        V.paper_line(ax, paper_hline[0], label=paper_hline[1])
+    for j, g in enumerate(groups):        # separate the class / mean bars from the workloads
+        if g.endswith(" gm") or g == "geomean" or g == "mean":
+            ax.axvspan(j - 0.45, j + 0.45, color="grey", alpha=0.12, linewidth=0)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(groups, rotation=35, ha="right", fontsize=8)
+    if baseline is not None:
+        ax.axhline(baseline, color="black", linewidth=0.8)
+    if log:            # slowdowns span 1.3x (profiles) to 100x+ (Capri on the kernels)
+        ax.set_yscale("log")
+        ax.set_ylim(ymin if ymin > 0 else 0.8, top * 2.5)
+        from matplotlib.ticker import ScalarFormatter
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.set_ylabel(ylabel + " (log scale)")
+    else:
+        ax.set_ylim(ymin, ymin + (top - ymin) * (1.25 + 0.12 * ((n + 1) // 4)))   # room for the legend rows
+    if not log:
+        ax.set_ylabel(ylabel)
+    ns = nseed if nseed is not None else nseeds(values, series, groups)
+    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(ns, exact_note=False) +
+                 "; shaded: class and overall means" +
+                 ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
+                  else ""), fontsize=9)
+    ax.legend(ncol=min(n + (1 if marked else 0), 4), fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def csv_and_png(out, plt, name, title, ylabel, groups, series, values, first="workload", labels=None, **kw):
+    """out/name.csv (write_csv) and out/name.png (bars) of the same values."""
+    write_csv(os.path.join(out, name + ".csv"), first, groups, series, values)
+    bars(plt, os.path.join(out, name + ".png"), title, ylabel, groups, series, values, labels, **kw)
+
+
+# ---- README -----------------------------------------------------------------------------------
+
+def readme_head(title, provenance, headlines, heading="## Headline claims", intro=None):
+    """The lines every results README starts with: the title, the provenance line (V.provenance_line),
+    the headline claims (C.headlines()) under heading with an optional intro, and the verdict rule."""
+    L = [f"# {title}", "", provenance, "", heading, ""]
+    if intro:
+        L += [intro, ""]
+    return L + [headlines, "", V.rule_text(), ""]
+
+
+def timing_text(out, record, text, **run):
+    """The README's sentence on the last full regeneration. record: this run is one, store run (wall_s,
+    sweeps_s, jobs, ...; the date is added) as out/timing.json. Returns text(the stored dict), or ''
+    when there is none (or it lacks a key text needs)."""
+    path = os.path.join(out, "timing.json")
+    if record:
+        json.dump(dict(run, date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())), open(path, "w"))
+    try:
+        return text(json.load(open(path)))
+    except (OSError, ValueError, KeyError):
+        return ""
+
+
+def write_readme(out, L, end="\n"):
+    """out/README.md: the lines L joined by newlines, then end."""
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(L) + end)
