@@ -14,14 +14,14 @@ import csv
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
-from verdict import PS, lift, ratio  # noqa: E402
+from verdict import PS, ratio  # noqa: E402
+import figlib as FL  # noqa: E402
 
 SPECS = {"fig5": ["fig5"], "fig6": ["fig5", "fig6"], "fig7": ["fig5", "fig7"], "table3": ["fig5"],
          "logging": ["fig5", "logging"], "wgs": ["fig5", "wgs"], "markers": ["fig5", "markers"]}
@@ -41,8 +41,7 @@ NAN = float("nan")
 PIPE = "†"    # marks results that use the pipelined L2 FIFO, a variant persim added
 
 
-def isnan(x):
-    return x is None or (isinstance(x, float) and math.isnan(x))
+isnan = FL.isnan
 
 
 def read_sweep(res, spec):
@@ -63,8 +62,7 @@ def ns(rows, **kv):
 
 
 def cell(ps, nd=3):
-    m, h, n = ps.summary()
-    return V.fmt_ci(m, h, n, nd)
+    return FL.cell(ps, nd)
 
 
 def pct(ps):
@@ -80,19 +78,8 @@ def x2(ps):
 
 
 def write_csv(path, first, groups, series, values, extra=None):
-    """Per group: every series' mean and 95% CI half-width over the seeds, and the seed count."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow([first] + (list(extra[0]) if extra else []) +
-                   [c for s in series for c in (s.replace(" ", "_"), s.replace(" ", "_") + "_ci95")] + ["seeds"])
-        for i, g in enumerate(groups):
-            row, nmax = [g] + (list(extra[1][i]) if extra else []), 0
-            for s in series:
-                m, h, n = values[s][g].summary()
-                row += [V.fmt(m, 4), V.fmt(h, 4)]
-                nmax = max(nmax, n)
-            row.append(nmax)
-            w.writerow(row)
+    """FL.write_csv with a series' spaces as underscores in the column names."""
+    FL.write_csv(path, first, groups, series, values, extra, name=lambda s: s.replace(" ", "_"))
 
 
 def tree_mb(keys):
@@ -110,20 +97,7 @@ def stats(res, spec, row):
         return json.load(f)
 
 
-def plt_or_none():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        return plt
-    except ImportError:
-        print("scoped_barriers: matplotlib missing, no PNGs", file=sys.stderr)
-        return None
-
-
-def nseeds(values):
-    """The number of seeds behind a figure's values (the most of any cell)."""
-    return max((p.summary()[2] for d in values.values() for p in d.values()), default=0)
+nseeds = FL.nseeds
 
 
 def bars(plt, path, title, xlabel, groups, series, values, ylabel="normalized execution time", paper=None,
@@ -168,10 +142,7 @@ def series_name(wl, var):
 
 
 def table_md(first, groups, series, values, nd=3):
-    L = [f"| {first} | " + " | ".join(series) + " |", "|---" * (1 + len(series)) + "|"]
-    for g in groups:
-        L.append(f"| {g} | " + " | ".join(cell(values[s][g], nd) for s in series) + " |")
-    return L
+    return FL.table(groups, series, values, first=first, nd=nd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,9 +409,7 @@ def logging_cost(res, out):
 # ---------------------------------------------------------------------------------------------
 # Claims (section 7.2 of the paper) and their verdicts.
 
-def gm(pss):
-    return lift(lambda *xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if all(not isnan(x) and x > 0 for x in xs) else NAN,
-                *pss)
+gm = FL.gmean   # seed by seed geomean (times and their ratios are positive)
 
 
 def build_claims(f5, f6, f7, t3):
@@ -505,18 +474,15 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
     gits = [r.get("persim_git", "") for sp in ("fig5", "fig6", "fig7", "logging", "wgs", "markers")
             for r in read_sweep(out, sp)]
     old = sum(1 for g in gits if not g)
-    L = []
-    L.append("# Scoped persist barriers with NVW-FIFOs: persim beside the paper\n")
-    L.append(V.provenance_line("make scoped-barriers", runs_from=gits) +
-             (f" {old} of the {len(gits)} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
-              "1b934f4 and not rerun since)." if old else "") + "\n")
-    L.append("## Headline claims\n")
-    L.append("Section 7.2's overheads of the two scopes with the L2 NVW-FIFO as section 6.1 describes it, and two rows of "
-             "Table 3 (the leaves, and Leaf - 2, where persim's Algorithm 2 switches to kernel scope); sorted by "
-             "|effect - 1|, the largest gap first. Every claim, with persim's pipelined variant, is in the full table "
-             "below.\n")
-    L.append(C.headlines(nd=3) + "\n")
-    L.append(V.rule_text() + "\n")
+    L = ["\n".join(FL.readme_head(
+        "Scoped persist barriers with NVW-FIFOs: persim beside the paper",
+        V.provenance_line("make scoped-barriers", runs_from=gits) +
+        (f" {old} of the {len(gits)} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
+         "1b934f4 and not rerun since)." if old else ""), C.headlines(nd=3),
+        intro="Section 7.2's overheads of the two scopes with the L2 NVW-FIFO as section 6.1 describes it, and two "
+        "rows of Table 3 (the leaves, and Leaf - 2, where persim's Algorithm 2 switches to kernel scope); sorted by "
+        "|effect - 1|, the largest gap first. Every claim, with persim's pipelined variant, is in the full table "
+        "below."))]
     if wg or mk:
         L.append(sensitivity(wg, mk, t3) + "\n")
     L.append("## How these numbers were made\n")
@@ -619,8 +585,7 @@ entry (three NV lines besides its own two) and waits for one NVRAM write, while 
 keep the CUs busy.
 """)
     L.append(analysis(f5, f6, f7, t3))
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(out, L)
     return C
 
 
@@ -842,7 +807,7 @@ def main():
                     specs.append(s)
         run_sweeps(args, specs)
     os.makedirs(args.out, exist_ok=True)
-    plt = plt_or_none()
+    plt = FL.plt_or_none("scoped_barriers: matplotlib missing, no PNGs")
     have = lambda s: os.path.exists(os.path.join(args.out, s, "sweep.csv"))
     f5 = fig5(args.out, args.out, plt) if have("fig5") else None
     f6 = fig6(args.out, args.out, plt) if have("fig6") and have("fig5") else None
@@ -851,18 +816,11 @@ def main():
     lg = logging_cost(args.out, args.out) if f5 and have("logging") else None
     wg = wgs_study(args.out, args.out, plt, f5) if f5 and have("wgs") else None
     mk = markers_study(args.out, args.out, plt) if f5 and have("markers") else None
-    tfile = os.path.join(args.out, "timing.json")
-    if not args.no_run and args.only == "all" and args.force:   # a full regeneration only
-        json.dump({"wall_s": round(time.time() - t0, 1), "jobs": args.jobs, "force": args.force,
-                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
-    try:
-        t = json.load(open(tfile))
-        timing = (f"The last full regeneration (`make scoped-barriers`{' SB_FORCE=1' if t.get('force') else ''}, "
-                  f"-j {t['jobs']}, {t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with "
-                  "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
-                  "the same day.")
-    except (OSError, ValueError, KeyError):
-        timing = ""
+    timing = FL.timing_text(args.out, not args.no_run and args.only == "all" and args.force, lambda t: (  # a full one
+        f"The last full regeneration (`make scoped-barriers`{' SB_FORCE=1' if t.get('force') else ''}, "
+        f"-j {t['jobs']}, {t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with "
+        "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
+        "the same day."), wall_s=round(time.time() - t0, 1), jobs=args.jobs, force=args.force)
     C = readme(args.out, f5, f6, f7, t3, lg, timing, wg, mk)
     print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs/PNGs ({time.time() - t0:.1f} s); verdicts: {C.summary()}")
 
