@@ -187,17 +187,12 @@ def mech_table(d, keys, cols):
 
 def main():
     t0 = time.time()
-    a = V.figure_args(__doc__, "configs/experiments/broi", "results/broi")
+    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/broi", "results/broi", SPECS)
     out = a.out
-    failed, run_s = V.run_sweeps(a, SPECS)
-    plt = FL.plt_or_none("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs")
 
     C = V.Claims()
-    R = {s: rows_of(out, s) for s in SPECS}
     # provenance of the tree before this script writes its figures (its own outputs would make it dirty)
     prov = V.provenance_line("scripts/broi_figures.py", runs_from=[r.get("persim_git", "") for s in SPECS for r in R[s]])
-    nruns = {s: len(R[s]) for s in SPECS}
-    bad = [(s, r["point"], r.get("status"), r.get("exit")) for s in SPECS for r in R[s] if r.get("status") != "ok"]
     F = {}
 
     NS = {s: nseeds(R[s]) for s in SPECS}
@@ -339,14 +334,7 @@ def main():
     F["provenance"] = prov
     F["nseeds"] = NS
     readme(out, C, F, nruns, bad, timing)
-    print(f"BROI figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
-    print(f"  verdicts: {C.summary()}")
-    for b in bad:
-        print(f"  point not ok: {b}", file=sys.stderr)
-    if failed:
-        print("FAILED sweeps: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)
-        return 1
-    return 0
+    return FL.finish("BROI", out, total, run_s, C, bad, failed)
 
 
 def readme(out, C, F, nruns, bad, timing):

@@ -205,6 +205,33 @@ def csv_and_png(out, plt, name, title, ylabel, groups, series, values, first="wo
     bars(plt, os.path.join(out, name + ".png"), title, ylabel, groups, series, values, labels, **kw)
 
 
+# ---- the driver of the sweep figure scripts (V.figure_args, V.run_sweeps, raw/<spec>/sweep.csv) ----
+
+def start(doc, specs_dir, out_dir, specs):
+    """Parses the command line, runs the sweeps (unless --no-run) and reads their rows. Returns (args,
+    failed sweeps, seconds in the sweeps, plt or None, {spec: rows}, {spec: run count}, [(spec, point,
+    status, exit) of every point not ok])."""
+    a = V.figure_args(doc, specs_dir, out_dir)
+    failed, run_s = V.run_sweeps(a, specs)
+    plt = plt_or_none("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs")
+    R = {s: rows_of(a.out, s) for s in specs}
+    nruns = {s: len(R[s]) for s in specs}
+    bad = [(s, r["point"], r.get("status"), r.get("exit")) for s in specs for r in R[s] if r.get("status") != "ok"]
+    return a, failed, run_s, plt, R, nruns, bad
+
+
+def finish(what, out, total, run_s, C, bad, failed):
+    """The closing report on stdout/stderr; returns the exit status (1 if a sweep failed)."""
+    print(f"{what} figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
+    print(f"  verdicts: {C.summary()}")
+    for b in bad:
+        print(f"  point not ok: {b}", file=sys.stderr)
+    if failed:
+        print("FAILED sweeps: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)
+        return 1
+    return 0
+
+
 # ---- README -----------------------------------------------------------------------------------
 
 def readme_head(title, provenance, headlines, heading="## Headline claims", intro=None):

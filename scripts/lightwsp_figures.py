@@ -296,18 +296,12 @@ def sens_plot(plt, out, spec, d, cold):
 
 def main():
     t0 = time.time()
-    a = V.figure_args(__doc__, "configs/experiments/lightwsp", "results/lightwsp")
+    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/lightwsp", "results/lightwsp",
+                                                     SPECS)
     out = a.out
-    failed, run_s = V.run_sweeps(a, SPECS)
-    plt = FL.plt_or_none("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs")
 
     C = V.Claims()
-    rows7 = rows_of(out, "fig7")
-    nruns = {}
-    for s in SPECS:
-        nruns[s] = len(rows_of(out, s))
-    bad = [(s, r["point"], r.get("status"), r.get("exit")) for s in SPECS for r in rows_of(out, s)
-           if r.get("status") != "ok"]
+    rows7 = R["fig7"]
 
     # Figure 7
     groups = class_groups()
@@ -465,20 +459,12 @@ def main():
         "shared with another job."), wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs)
 
     mechs = {m: mech(rows7, m, WORKLOADS) for m in ("ppa", "capri", "lightwsp")}
-    gits = [r.get("persim_git", "") for s_ in SPECS for r in rows_of(out, s_)]
+    gits = [r.get("persim_git", "") for s_ in SPECS for r in R[s_]]
     readme(out, C, dict(f7=f7, f8=f8, f9=f9, f11=f11, f12=f12, f13=f13, f15=f15, f16=f16, f16o=f16o, f17=f17,
                         t2=t2, mechs=mechs, rows7=rows7, rows16=rows16, rows11=rows11, rows9=rows9, rows12=rows12,
                         rows13=rows13, rows15=rows15, rows17=rows17, S=S, cold=cold, gits=gits, out=out),
            nruns, bad, timing)
-    print(f"LightWSP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
-    print(f"  verdicts: {C.summary()}")
-    if bad:
-        for b in bad:
-            print(f"  point not ok: {b}", file=sys.stderr)
-    if failed:
-        print("FAILED sweeps: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)
-        return 1
-    return 0
+    return FL.finish("LightWSP", out, total, run_s, C, bad, failed)
 
 
 PROFILES = [w for w in WORKLOADS if w.startswith("prof-")]
