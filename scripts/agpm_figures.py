@@ -310,11 +310,7 @@ def draw_bars(ax, groups, series, values, labels, paper=None):
             hs.append(0 if V.isnan(h) else h)
             hatch.append(values[s][g].exact)
         xs = [j + i * w for j in range(len(groups))]
-        b = ax.bar(xs, ms, w, yerr=hs, label=labels.get(s, s), capsize=2, color=f"C{i}")
-        for rect, hz in zip(b, hatch):
-            if hz:
-                rect.set_hatch("///")
-                rect.set_edgecolor("white")
+        FL.hatch(ax.bar(xs, ms, w, yerr=hs, label=labels.get(s, s), capsize=2, color=f"C{i}"), hatch)
         for x_, g in zip(xs, groups):
             if paper and (g, s) in paper:
                 px.append(x_)
@@ -327,9 +323,7 @@ def draw_bars(ax, groups, series, values, labels, paper=None):
 
 
 def legend_handles(ax):
-    from matplotlib.patches import Patch
-    h, l = ax.get_legend_handles_labels()
-    return h + [Patch(facecolor="grey", hatch="///", edgecolor="white")], l + ["seed-independent (exact)"]
+    return FL.hatch_legend(ax, "seed-independent (exact)")
 
 
 def bars(path, groups, series, values, labels, ylabel, title, paper=None, nseeds=2):

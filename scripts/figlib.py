@@ -139,16 +139,42 @@ def plt_or_none(missing=None):
         return None
 
 
+def hatch(rects, flags):
+    """Hatches the bars (of one ax.bar) whose flag is set: the seed-independent cells."""
+    for rect, hz in zip(rects, flags):
+        if hz:
+            rect.set_hatch("///")
+            rect.set_edgecolor("white")
+
+
+def hatch_legend(ax, label="seed-independent"):
+    """The axes' legend handles and labels plus a grey hatched patch for the hatched (exact) bars."""
+    from matplotlib.patches import Patch
+    h, l = ax.get_legend_handles_labels()
+    return h + [Patch(facecolor="grey", hatch="///", edgecolor="white")], l + [label]
+
+
 def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=True,
-         paper=None, paper_hline=None, nseed=None, paper_label="paper's value"):
+         paper=None, paper_hline=None, nseed=None, paper_label="paper's value", figsize=None, xlabel=None,
+         exact_label=None, zero_caps=True, paper_in_ylim=False, shade_means=True, rotate=True, headroom=None,
+         caption=None, legend=None, dpi=110):
     """Grouped bars of values[s][g] (PS): mean with the 95% CI over seeds as error bars. paper:
     {series: {group: the paper's number}} drawn as markers on those bars (V.paper_marks; a paper dict
-    with no number for these bars says so in the title); paper_hline: (y, label) a reference line where
-    the paper gives one number for all (V.paper_line). nseed: the seeds behind the error bars (default:
-    counted from values)."""
+    with no number for these bars says so in the default caption); paper_hline: (y, label) a reference
+    line where the paper gives one number for all (V.paper_line). nseed: the seeds behind the error bars
+    (default: counted from values).
+    The defaults draw the LightWSP/BROI figures; the options the others need: figsize (default: from
+    the number of bars); xlabel; exact_label: hatch the seed-independent cells and name them so in the
+    legend; zero_caps: error caps also on bars without a spread; paper_in_ylim: the paper's numbers
+    widen the y range; shade_means: grey behind the ' gm'/geomean/mean groups; rotate: slanted group
+    names; headroom: linear y from ymin to top * headroom (default: log, or room for the legend rows);
+    caption: the title's second line (default: seeds, shading, a missing paper number); legend: the
+    legend's keyword arguments (default: up to 4 columns, fontsize 7, upper left); dpi."""
     if plt is None:
         return
-    fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6))
+    if figsize is None:
+        figsize = (min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6)
+    fig, ax = plt.subplots(figsize=figsize)
     n = len(series)
     width = 0.8 / n
     xs = list(range(len(groups)))
@@ -163,19 +189,32 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
             if not isnan(m):
                 top = max(top, m + hs[-1])
         pos = [x + (i - (n - 1) / 2) * width for x in xs]
-        ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
-        ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        if paper and s in paper:
-            ys = [paper[s].get(g) for g in groups]
-            V.paper_marks(ax, pos, ys, label=paper_label if not marked else None)
-            marked = marked or any(y is not None for y in ys)
+        b = ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
+        if exact_label:
+            hatch(b, [values[s][g].exact for g in groups])
+        if zero_caps:
+            ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
+        else:
+            ax.errorbar([p for p, h in zip(pos, hs) if h > 0], [m for m, h in zip(ms, hs) if h > 0],
+                        yerr=[h for h in hs if h > 0], fmt="none", ecolor="black", elinewidth=1, capsize=2)
+        pv = (paper or {}).get(s)
+        if pv:
+            ys = [pv.get(g) for g in groups]
+            if V.paper_marks(ax, pos, ys, label="_nolegend_" if marked else paper_label) is not None:
+                marked = True
+            if paper_in_ylim:
+                top = max([top] + [y for y in ys if y is not None])
     if paper_hline:
         V.paper_line(ax, paper_hline[0], label=paper_hline[1])
-    for j, g in enumerate(groups):        # separate the class / mean bars from the workloads
-        if g.endswith(" gm") or g == "geomean" or g == "mean":
-            ax.axvspan(j - 0.45, j + 0.45, color="grey", alpha=0.12, linewidth=0)
+    if shade_means:
+        for j, g in enumerate(groups):        # separate the class / mean bars from the workloads
+            if g.endswith(" gm") or g == "geomean" or g == "mean":
+                ax.axvspan(j - 0.45, j + 0.45, color="grey", alpha=0.12, linewidth=0)
     ax.set_xticks(xs)
-    ax.set_xticklabels(groups, rotation=35, ha="right", fontsize=8)
+    if rotate:
+        ax.set_xticklabels(groups, rotation=35, ha="right", fontsize=8)
+    else:
+        ax.set_xticklabels(groups)
     if baseline is not None:
         ax.axhline(baseline, color="black", linewidth=0.8)
     if log:            # slowdowns span 1.3x (profiles) to 100x+ (Capri on the kernels)
@@ -185,17 +224,23 @@ def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline
         ax.yaxis.set_major_formatter(ScalarFormatter())
         ax.set_ylabel(ylabel + " (log scale)")
     else:
-        ax.set_ylim(ymin, ymin + (top - ymin) * (1.25 + 0.12 * ((n + 1) // 4)))   # room for the legend rows
-    if not log:
+        if headroom is not None:
+            ax.set_ylim(ymin, top * headroom)
+        else:
+            ax.set_ylim(ymin, ymin + (top - ymin) * (1.25 + 0.12 * ((n + 1) // 4)))   # room for the legend rows
+        if xlabel is not None:
+            ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-    ns = nseed if nseed is not None else nseeds(values, series, groups)
-    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(ns, exact_note=False) +
-                 "; shaded: class and overall means" +
-                 ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
-                  else ""), fontsize=9)
-    ax.legend(ncol=min(n + (1 if marked else 0), 4), fontsize=7, loc="upper left")
+    if caption is None:
+        ns = nseed if nseed is not None else nseeds(values, series, groups)
+        caption = ("bars: mean over seeds; " + V.seeds_text(ns, exact_note=False) + "; shaded: class and overall means" +
+                   ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
+                    else ""))
+    ax.set_title(title + "\n" + caption, fontsize=9)
+    h, l = hatch_legend(ax, exact_label) if exact_label else ax.get_legend_handles_labels()
+    ax.legend(h, l, **(legend or dict(ncol=min(n + (1 if marked else 0), 4), fontsize=7, loc="upper left")))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
 

@@ -66,54 +66,12 @@ PAPER_MARK = "paper's value (section 7 text)"
 
 
 def bars(plt, path, title, ylabel, groups, series, values, baseline=1.0, labels=None, paper=None):
-    """Grouped bar chart of values[s][g] (PS) with 95% CI error bars; exact cells hatched, no bar.
-    paper: {series: {group: the paper's number}}, drawn as red diamonds on those bars."""
-    if plt is None:
-        return
-    from matplotlib.patches import Patch
-    fig, ax = plt.subplots(figsize=(10, 4.2))
-    n = len(series)
-    width = 0.8 / n
-    xs = list(range(len(groups)))
-    top = 1.0
-    marked = False
-    for i, s in enumerate(series):
-        ms, hs, hatch = [], [], []
-        for g in groups:
-            m, h, k = values[s][g].summary()
-            ms.append(m)
-            hs.append(h if not isnan(h) and not values[s][g].exact else 0.0)
-            hatch.append(values[s][g].exact)
-            if not isnan(m):
-                top = max(top, m + (0 if isnan(h) else h))
-        pos = [x + (i - (n - 1) / 2) * width for x in xs]
-        b = ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
-        for rect, hz in zip(b, hatch):
-            if hz:
-                rect.set_hatch("///")
-                rect.set_edgecolor("white")
-        ax.errorbar([p for p, h in zip(pos, hs) if h > 0], [m for m, h in zip(ms, hs) if h > 0],
-                    yerr=[h for h in hs if h > 0], fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        pv = (paper or {}).get(s, {})
-        if pv:
-            ys = [pv.get(g) for g in groups]
-            if V.paper_marks(ax, pos, ys, label="_nolegend_" if marked else PAPER_MARK) is not None:
-                marked = True
-            top = max([top] + [y for y in ys if y is not None])
-    ax.set_xticks(xs)
-    ax.set_xticklabels(groups)
-    if baseline is not None:
-        ax.axhline(baseline, color="black", linewidth=0.8)
-    ax.set_ylim(0, top * 1.3)    # room for the legend
-    ax.set_ylabel(ylabel)
-    ax.set_title(title + "\n" + EXACT_NOTE, fontsize=9)
-    h, l = ax.get_legend_handles_labels()
-    h.append(Patch(facecolor="grey", hatch="///", edgecolor="white"))
-    l.append("seed-independent")
-    ax.legend(h, l, ncol=min(n + 1, 7), fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    """FL.bars as the SBRP figures draw them: linear, exact cells hatched (no error bar), the paper's
+    numbers (paper: {series: {group: number}}) as red diamonds inside the y range, EXACT_NOTE below the title."""
+    FL.bars(plt, path, title, ylabel, groups, series, values, labels=labels, baseline=baseline, log=False, paper=paper,
+            paper_label=PAPER_MARK, figsize=(10, 4.2), exact_label="seed-independent", zero_caps=False,
+            paper_in_ylim=True, shade_means=False, rotate=False, headroom=1.3, caption=EXACT_NOTE,
+            legend=dict(ncol=min(len(series) + 1, 7), fontsize=8, loc="upper left"), dpi=120)
 
 
 # --------------------------------------------------------------------------------------------

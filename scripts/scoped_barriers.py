@@ -102,39 +102,13 @@ nseeds = FL.nseeds
 
 def bars(plt, path, title, xlabel, groups, series, values, ylabel="normalized execution time", paper=None,
          paper_label="paper's value (section 7.2)"):
-    """values[s][g]: PS; bars at the mean with the 95% CI over seeds as error bars. paper: {series:
-    {group: the paper's number}}, drawn as red diamonds on those bars."""
-    if plt is None:
-        return
-    fig, ax = plt.subplots(figsize=(9, 4.2))
-    n = len(series)
-    w = 0.8 / n
-    top = 1.0
-    marked = False
-    for i, s in enumerate(series):
-        sm = [values[s][g].summary() for g in groups]
-        pos = [x + (i - (n - 1) / 2) * w for x in range(len(groups))]
-        ax.bar(pos, [x[0] for x in sm], w, label=s)
-        e = [(p, x) for p, x in zip(pos, sm) if not isnan(x[1]) and x[1] > 0]
-        ax.errorbar([p for p, _ in e], [x[0] for _, x in e], yerr=[x[1] for _, x in e], fmt="none",
-                    ecolor="black", elinewidth=1, capsize=2)
-        top = max([top] + [x[0] + (0 if isnan(x[1]) else x[1]) for x in sm if not isnan(x[0])])
-        pv = (paper or {}).get(s, {})
-        if pv and V.paper_marks(ax, pos, [pv.get(g) for g in groups],
-                                label="_nolegend_" if marked else paper_label) is not None:
-            marked = True
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_ylim(0, top * 1.3)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title + "\n" + V.seeds_text(nseeds(values), exact_note=False) + "; " + PIPE +
-                 " pipelined L2 = persim's variant, not in the paper", fontsize=9)
-    ax.legend(fontsize=8, ncol=2, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    """FL.bars as these figures draw them: values[s][g] (PS) at the mean with the 95% CI over seeds as
+    error bars, linear; paper: {series: {group: the paper's number}}, drawn as red diamonds on those bars."""
+    FL.bars(plt, path, title, ylabel, groups, series, values, log=False, paper=paper, paper_label=paper_label,
+            figsize=(9, 4.2), xlabel=xlabel, zero_caps=False, shade_means=False, rotate=False, headroom=1.3,
+            caption=V.seeds_text(nseeds(values), exact_note=False) + "; " + PIPE +
+            " pipelined L2 = persim's variant, not in the paper", legend=dict(fontsize=8, ncol=2, loc="upper left"),
+            dpi=120)
 
 
 def series_name(wl, var):
