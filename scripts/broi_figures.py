@@ -366,12 +366,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(EPOCH_TEXT)
     A("")
-    if bad:
-        A("**Points that did not finish ok** (they count as missing, n/a below):")
-        A("")
-        for s, p, st, ex in bad:
-            A(f"- `{s}`: `{p}` status {st}, exit {ex}")
-        A("")
+    L.extend(FL.bad_points(bad))
     A("## Claims and verdicts")
     A("")
     A(f"Summary: {C.summary()} ({len(C.rows)} claims; rule above). The paper numbers are quoted from its text "

@@ -288,6 +288,14 @@ def readme_head(title, provenance, headlines, heading="## Headline claims", intr
     return L + [headlines, "", V.rule_text(), ""]
 
 
+def bad_points(bad):
+    """README lines listing the points that did not finish ok ([] if none): (spec, point, status, exit)."""
+    if not bad:
+        return []
+    return (["**Points that did not finish ok** (they count as missing, n/a below):", ""] +
+            [f"- `{s}`: `{p}` status {st}, exit {ex}" for s, p, st, ex in bad] + [""])
+
+
 def timing_text(out, record, text, **run):
     """The README's sentence on the last full regeneration. record: this run is one, store run (wall_s,
     sweeps_s, jobs, ...; the date is added) as out/timing.json. Returns text(the stored dict), or ''

@@ -520,12 +520,7 @@ def readme(out, C, F, nruns, bad, timing):
       "structure, not by which keys they draw, so the CIs say nothing about how well these stand-ins represent the "
       "paper's benchmarks.")
     A("")
-    if bad:
-        A("**Points that did not finish ok** (they count as missing, n/a below):")
-        A("")
-        for s, p, st, ex in bad:
-            A(f"- `{s}`: `{p}` status {st}, exit {ex}")
-        A("")
+    L.extend(FL.bad_points(bad))
     A("## All claims and verdicts")
     A("")
     A(f"Summary: {C.summary()} ({len(C.rows)} claims; under the previous rule, a 10% tolerance on the ratio, the "

@@ -498,27 +498,22 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
              f"{plain.summary()}; with persim's pipelined L2 FIFO ({PIPE}): {pipe.summary()}. Why persim differs is "
              "explained below the figures, by hand. The verdict rule is above.\n")
     L.append(C.table(nd=3, sort=True) + "\n")
-    if f5:
-        vals, groups = f5
-        L.append("## Figure 5: execution time normalized to DRAM-only\n")
-        L.extend(table_md("tree", groups, list(vals), vals))
-        L.append("\nPaper (section 7.2.1): workgroup scope about 8-10% overhead across sizes and flat; kernel scope "
-                 "about 25% and growing with the tree size.\n")
-        L.append("![fig5](fig5.png)\n")
-    if f6:
-        vals, groups = f6
-        L.append("## Figure 6: NVRAM write latency (1M-key tree)\n")
-        L.extend(table_md("NVRAM R/W", groups, list(vals), vals))
-        L.append("\nPaper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
-                 "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.\n")
-        L.append("![fig6](fig6.png)\n")
-    if f7:
-        vals, fifos = f7
-        L.append("## Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)\n")
-        L.extend(table_md("L1/L2 entries", fifos, list(vals), vals))
-        L.append("\nPaper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
-                 "smaller sizes show little or no improvement, so 16/64 is the default.\n")
-        L.append("![fig7](fig7.png)\n")
+    for fv, head, first, paper, png in (
+            (f5, "Figure 5: execution time normalized to DRAM-only", "tree",
+             "Paper (section 7.2.1): workgroup scope about 8-10% overhead across sizes and flat; kernel scope "
+             "about 25% and growing with the tree size.", "fig5"),
+            (f6, "Figure 6: NVRAM write latency (1M-key tree)", "NVRAM R/W",
+             "Paper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
+             "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.", "fig6"),
+            (f7, "Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)", "L1/L2 entries",
+             "Paper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
+             "smaller sizes show little or no improvement, so 16/64 is the default.", "fig7")):
+        if fv:
+            vals, groups = fv
+            L.append(f"## {head}\n")
+            L.extend(table_md(first, groups, list(vals), vals))
+            L.append(f"\n{paper}\n")
+            L.append(f"![{png}]({png}.png)\n")
     if t3:
         L.append("## Table 3: NV writes each barrier has to persist, per tree level (1M-key tree: 11.6 MB, about 13 MB "
                  "after the inserts; the paper's tree is 13.17 MB)\n")
