@@ -250,6 +250,16 @@ def csv_and_png(out, plt, name, title, ylabel, groups, series, values, first="wo
     bars(plt, os.path.join(out, name + ".png"), title, ylabel, groups, series, values, labels, **kw)
 
 
+# ---- the papers' numbers that more than one script marks (quoted, never passed to the simulator) ----
+
+# SBRP (ASPLOS'23) section 7.2 over epoch-far, the numbers Figure 6's bars can carry: averages (geomean
+# bars) and the per-workload values it states for SBRP-far; GPM's bar is the inverse of "epoch-far over
+# GPM, 1.06". Drawn by sbrp_figures.py (Figure 6) and demo.py.
+SBRP_PAPER_F6 = {"sbrp-far": {"geomean": 1.14, "reduction": 1.90, "srad": 1.03, "scan": 1.065},
+                 "epoch-near": {"geomean": 2.16}, "gpm-far": {"geomean": 1 / 1.06}}
+SBRP_PAPER_MARK = "paper's value (section 7 text)"
+
+
 # ---- the driver of the sweep figure scripts (V.figure_args, V.run_sweeps, raw/<spec>/sweep.csv) ----
 
 def start(doc, specs_dir, out_dir, specs):

@@ -62,7 +62,7 @@ def with_geomean(d):
 
 
 EXACT_NOTE = V.seeds_text(3)   # set from the runs in main() (the seed count of the seed-dependent workloads)
-PAPER_MARK = "paper's value (section 7 text)"
+PAPER_MARK = FL.SBRP_PAPER_MARK
 
 
 def bars(plt, path, title, ylabel, groups, series, values, baseline=1.0, labels=None, paper=None):
@@ -77,11 +77,7 @@ def bars(plt, path, title, ylabel, groups, series, values, baseline=1.0, labels=
 # --------------------------------------------------------------------------------------------
 # Figures. Each returns per-seed values (PS) for the README.
 
-# The paper's numbers over epoch-far that Figure 6's bars can carry (section 7.2 text; cited data,
-# drawn as markers, never used by the simulator): averages (geomean bars) and the per-workload values
-# it states for SBRP-far; GPM's bar is the inverse of "epoch-far over GPM, 1.06".
-PAPER_F6 = {"sbrp-far": {"geomean": 1.14, "reduction": 1.90, "srad": 1.03, "scan": 1.065},
-            "epoch-near": {"geomean": 2.16}, "gpm-far": {"geomean": 1 / 1.06}}
+PAPER_F6 = FL.SBRP_PAPER_F6   # the paper's numbers over epoch-far that Figure 6's bars can carry
 F6_SYSTEMS = [("gpm-far", "gpm", "far"), ("epoch-far", "epoch", "far"), ("epoch-near", "epoch", "near"),
               ("sbrp-far", "sbrp", "far"), ("sbrp-near", "sbrp", "near")]
 
