@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import re
 import shlex
 import shutil
 import subprocess
