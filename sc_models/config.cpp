@@ -25,7 +25,7 @@ std::vector<ParamDef> make_schema()
     // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
     return {
         S("system.name", "gpu", "free-form name of this configuration (copied to results)"),
-        S("system.kind", "gpu", "which system to build (registry: sc_models/registry.cpp; `persim list systems`): gpu, cpu"),
+        S("system.kind", "gpu", "which system to build (each kind registers itself: PERSIM_REGISTER, sc_models/registry.h; `persim list systems`): gpu, cpu"),
         E("system.pm_placement", "far", {"near", "far"},
           "where NVM sits: on the GPU's memory controllers (near) or behind PCIe on the host (far)"),
         B("system.eadr", false, "PM-far only: host LLC is in the persistence domain (durable on reaching it)"),

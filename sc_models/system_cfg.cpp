@@ -13,6 +13,12 @@ SystemCfg SystemCfg::from(const Config &c)
     s.pm_in_dram = c.b("system.pm_in_dram");
     s.pm_base = (uint64_t)c.i("system.pm_base");
     s.line_bytes = (uint32_t)c.i("l1.line_bytes");
+    s.l1_size_bytes = (uint64_t)c.i("l1.size_kb") * 1024;
+    s.l1_assoc = (uint32_t)c.i("l1.assoc");
+    s.l1_hit_cycles = c.i("l1.hit_latency_cycles");
+    s.l2_size_bytes = (uint64_t)c.i("l2.size_kb") * 1024;
+    s.l2_assoc = (uint32_t)c.i("l2.assoc");
+    s.l2_hit_cycles = c.i("l2.hit_latency_cycles");
     s.seed = (uint64_t)c.i("sim.seed");
     s.workload_size = (uint64_t)c.i("workload.size");
     s.max_time_ms = c.f("sim.max_time_ms");

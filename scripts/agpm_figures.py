@@ -27,7 +27,6 @@ Every number is computed per input seed (the graph and random-access kernels run
 are seed-independent: one run, "exact") and reported as mean and 95% Student-t CI; verdicts come from the
 rule of scripts/verdict.py. Nothing here is tuned; the paper's numbers are quoted only to compare."""
 import argparse
-import csv
 import json
 import os
 import re
@@ -37,6 +36,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
 from verdict import PS, lift, ratio  # noqa: E402
+import figlib as FL  # noqa: E402
 
 SPECS = ["fig7", "base", "sens", "sens_base"]
 SENS_SPECS = ("sens", "sens_base")   # keep their own sizes (the kernel size is a dimension)
@@ -164,21 +164,12 @@ def write_specs(a, x):
 # ---- numbers ------------------------------------------------------------------------------------------
 
 def runs(rows, model, wl, col="sim_ns", **kv):
-    d = {}
-    for r in rows:
-        if V.match(r, dict({"model": model, "workload": wl}, **kv)):
-            d[V.seed_of(r)] = float(r[col]) if r.get("status") == "ok" and r.get(col, "") != "" else NAN
-    if wl.replace("-nolog", "") not in SEEDED and d:
-        return PS({min(d): d[min(d)]}, True)
-    return PS(d, False)
+    """FL.runs of (model, wl); a kernel outside SEEDED is seed-independent (its lowest seed, exact)."""
+    p = FL.runs(rows, col, seedless=() if wl.replace("-nolog", "") in SEEDED else (wl,), model=model, workload=wl, **kv)
+    return p if p.v else PS({}, False)
 
 
-def amean(ps):
-    return lift(lambda *xs: sum(xs) / len(xs) if not any(V.isnan(x) for x in xs) else NAN, *ps)
-
-
-def cell(ps, nd=2):
-    return V.fmt_ci(*ps.summary(), nd)
+amean, cell, plt_or_none, write_csv = FL.amean, FL.cell, FL.plt_or_none, FL.write_rows
 
 
 def compute(rows, base_rows, x):
@@ -306,16 +297,6 @@ def compute_sens(a, x, rows, base_rows):
 
 # ---- output ---------------------------------------------------------------------------------------------
 
-def plt_or_none():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        return plt
-    except ImportError:
-        return None
-
-
 def draw_bars(ax, groups, series, values, labels, paper=None):
     """Grouped bars of values[s][g] (PS) with 95% CI error bars; seed-independent cells hatched (no
     error bar); paper[(g, s)] = the paper's number, a red diamond on that bar (V.paper_marks)."""
@@ -329,11 +310,7 @@ def draw_bars(ax, groups, series, values, labels, paper=None):
             hs.append(0 if V.isnan(h) else h)
             hatch.append(values[s][g].exact)
         xs = [j + i * w for j in range(len(groups))]
-        b = ax.bar(xs, ms, w, yerr=hs, label=labels.get(s, s), capsize=2, color=f"C{i}")
-        for rect, hz in zip(b, hatch):
-            if hz:
-                rect.set_hatch("///")
-                rect.set_edgecolor("white")
+        FL.hatch(ax.bar(xs, ms, w, yerr=hs, label=labels.get(s, s), capsize=2, color=f"C{i}"), hatch)
         for x_, g in zip(xs, groups):
             if paper and (g, s) in paper:
                 px.append(x_)
@@ -346,9 +323,7 @@ def draw_bars(ax, groups, series, values, labels, paper=None):
 
 
 def legend_handles(ax):
-    from matplotlib.patches import Patch
-    h, l = ax.get_legend_handles_labels()
-    return h + [Patch(facecolor="grey", hatch="///", edgecolor="white")], l + ["seed-independent (exact)"]
+    return FL.hatch_legend(ax, "seed-independent (exact)")
 
 
 def bars(path, groups, series, values, labels, ylabel, title, paper=None, nseeds=2):
@@ -426,13 +401,6 @@ def sens_plot(path, sens, paper, nseeds=2):
     plt.close(fig)
 
 
-def write_csv(path, header, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-
-
 def fmtn(v):
     return "missing" if V.isnan(v) else (f"{v:.0f}" if float(v).is_integer() else f"{v:.3g}")
 
@@ -448,7 +416,7 @@ def main():
     sens_base_rows = V.read_sweep(os.path.join(a.out, "raw", "sens_base", "sweep.csv"))
     base, t, norm, types = compute(rows, base_rows, x)
     sens = compute_sens(a, x, sens_rows, sens_base_rows)
-    nseeds = len({V.seed_of(r) for r in rows}) or 1
+    nseeds = FL.seeds_in(rows)
     t2, missing = table2(a, x, rows)
     out = a.out
 
@@ -498,19 +466,10 @@ def main():
         C.add("Fig. 3", f"{lab}, {LABEL[m]} over no logging", norm[m][lab].summary(), p)
     same = sum(1 for lab in LABS if types[lab] == paper_type(lab))
 
-    L = []
+    L = FL.readme_head("AGPM evaluation with persim (Figure 3, Table II, Figure 7)", V.provenance_line(
+        "scripts/agpm_figures.py", [r.get("persim_git") for rr in (rows, base_rows, sens_rows, sens_base_rows)
+                                    for r in rr]), C.headlines())
     A = L.append
-    A("# AGPM evaluation with persim (Figure 3, Table II, Figure 7)")
-    A("")
-    A(V.provenance_line("scripts/agpm_figures.py",
-                        [r.get("persim_git") for rr in (rows, base_rows, sens_rows, sens_base_rows) for r in rr]))
-    A("")
-    A("## Headline claims")
-    A("")
-    A(C.headlines())
-    A("")
-    A(V.rule_text())
-    A("")
     A("Do not edit by hand (`make figures-agpm`). Paper: "
       "`../shared/papers/agpm-adaptive-data-path-selection.txt`; kernels: `docs/workloads-agpm.md`; models: "
       "`docs/models/agpm.md`.")
@@ -608,8 +567,7 @@ def main():
     for k, v in NOTES.items():
         A(f"- **{k}**: {v}")
     A("")
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(out, L)
     print(f"wrote {out}/README.md, fig3.csv/png, table2.csv, fig7.csv/png, sens.csv/png ({C.summary()})")
     return 0 if not failed else 5
 

@@ -5,7 +5,8 @@ Default (`make bench`): before/after comparison. The `persim` of a baseline revi
 default c99bc84, the last commit before the controller-substrate refactor) is built in a scratch
 git worktree under build/bench-baseline (cmake + ninja, target persim only; cached: rebuilt only
 when the revision changes), then the fixed runs below are run alternately with the baseline and
-the current binary (interleaved, --reps repetitions each, default 3) and the median host seconds
+the current binary (interleaved, --reps repetitions each, default 3; the GPU runs of RUNS and the
+cpu runs of CPU_RUNS: LightWSP, PPA and BROI on their paper configurations) and the median host seconds
 per run are compared: a side-by-side table (run, baseline s, current s, ratio), the geometric-mean
 ratio and a verdict ("within 5%" or "slower by X%"), also in results/bench/compare.csv. The
 machine may be loaded by other users: interleaving (both binaries see the same load drift) and
@@ -37,6 +38,11 @@ RUNS = [  # (model, placement, workload, size)
     ("sbrp", "near", "scan", "default"),
     ("epoch", "near", "srad", "default"),
     ("sbrp", "near", "mq", "default"),
+]
+CPU_RUNS = [  # (config, model, workload, size): the cpu system in the before/after comparison
+    ("configs/cpu_lightwsp_table1.json", "lightwsp", "cpu-btree", "default"),
+    ("configs/cpu_lightwsp_table1.json", "ppa", "cpu-queue", "default"),
+    ("configs/cpu_broi_table3.json", "broi", "broi-sps", "2500"),
 ]
 
 
@@ -101,6 +107,11 @@ def run_cmd(persim, config, model, place, wl, size, out):
             "--set", f"system.pm_placement={place}", "--out", out, "--quiet"]
 
 
+def cpu_run_cmd(persim, config, model, wl, size, out):
+    return [persim, "run", "--config", config, "--model", model, "--workload", wl, "--size", size, "--out", out,
+            "--quiet"]
+
+
 def build_baseline(a):
     """persim of revision a.baseline in build/bench-baseline (scratch worktree src/, build dir build/);
     rebuilt only if the revision changed. Returns the binary's path or None."""
@@ -152,20 +163,26 @@ def bench_compare(a):
         return 1
     cur = os.path.abspath(a.persim)
     config = os.path.abspath(a.config)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # every compared run: (name, command builder for a binary and an output directory)
+    cmp_runs = [(f"{m}-{p}-{w}-{z}", lambda b, o, m=m, p=p, w=w, z=z: run_cmd(b, config, m, p, w, z, o))
+                for m, p, w, z in RUNS]
+    cmp_runs += [(f"cpu-{m}-{w}-{z}", lambda b, o, c=c, m=m, w=w, z=z: cpu_run_cmd(b, os.path.join(repo, c), m, w, z, o))
+                 for c, m, w, z in CPU_RUNS]
     tmp = os.path.join(a.out, "runs", "compare")
     times = {}   # (run index, "baseline"/"current") -> [process wall seconds]
     sims = {}    # the same -> [stats.json summary host_seconds]
-    print(f"\nbefore/after: baseline {a.baseline} vs current, {len(RUNS)} runs x {a.reps} repetitions, "
+    print(f"\nbefore/after: baseline {a.baseline} vs current, {len(cmp_runs)} runs x {a.reps} repetitions, "
           "interleaved (baseline, current, current, baseline, ...), median host seconds", flush=True)
     for rep in range(a.reps):
-        for i, (model, place, wl, size) in enumerate(RUNS):
+        for i, (name, make_cmd) in enumerate(cmp_runs):
             # Alternate which binary goes first so neither always runs on a warm (or cold) cache.
             order = [("baseline", base), ("current", cur)]
             if (rep + i) % 2:
                 order.reverse()
             for who, binary in order:
-                out = os.path.join(tmp, f"{who}-{model}-{place}-{wl}")
-                cmd = run_cmd(binary, config, model, place, wl, size, out)
+                out = os.path.join(tmp, f"{who}-{name}")
+                cmd = make_cmd(binary, out)
                 t0 = time.perf_counter()
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 wall = time.perf_counter() - t0
@@ -178,20 +195,19 @@ def bench_compare(a):
                 except (OSError, KeyError, ValueError):
                     sim = float("nan")
                 sims.setdefault((i, who), []).append(sim)
-            print(f"  rep {rep + 1}/{a.reps} {model}-{place}-{wl}: baseline {times[(i, 'baseline')][-1]:.2f} s, "
+            print(f"  rep {rep + 1}/{a.reps} {name}: baseline {times[(i, 'baseline')][-1]:.2f} s, "
                   f"current {times[(i, 'current')][-1]:.2f} s", flush=True)
     rows = []
     logs, slogs = [], []
     print(f"\nhost seconds: process wall time of `persim run` (median); sim s: the run's own host_seconds "
           "(simulation only)")
     print(f"{'run':28s} {'baseline s':>11s} {'current s':>10s} {'ratio':>7s} {'sim ratio':>10s}")
-    for i, (model, place, wl, size) in enumerate(RUNS):
+    for i, (name, _) in enumerate(cmp_runs):
         b = statistics.median(times[(i, "baseline")])
         c = statistics.median(times[(i, "current")])
         sb = statistics.median(sims[(i, "baseline")])
         sc = statistics.median(sims[(i, "current")])
         sr = sc / sb if sb > 0 else float("nan")
-        name = f"{model}-{place}-{wl}-{size}"
         rows.append({"run": name, "baseline_s": f"{b:.3f}", "current_s": f"{c:.3f}", "ratio": f"{c / b:.3f}",
                      "baseline_sim_s": f"{sb:.3f}", "current_sim_s": f"{sc:.3f}", "sim_ratio": f"{sr:.3f}",
                      "baseline_all_s": " ".join(f"{x:.3f}" for x in times[(i, "baseline")]),

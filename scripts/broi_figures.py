@@ -25,7 +25,6 @@ taken, and `broi-epoch-1q`, persim's stricter single in-order queue, shown for c
 Conventions (scripts/verdict.py): the README opens with the provenance line, the headline claims
 sorted by |effect - 1| and the verdict rule; every figure marks the paper's number where the paper
 gives one (red diamonds) and says over how many seeds its error bars are."""
-import json
 import os
 import sys
 import time
@@ -33,8 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
 from verdict import lift, ratio  # noqa: E402
-import sbrp_figures as SF  # noqa: E402  (runs, gmean, cell, write_csv, table, plt_or_none)
-import lightwsp_figures as LW  # noqa: E402  (bars, csv_and_png, rows_of, amean, mech_table)
+import figlib as FL  # noqa: E402
 
 SPECS = ["fig9", "fig11", "fig12", "fig13", "serial"]
 SERIAL = [0, 5, 2, 1]     # broi.serial: 0 = the parallel scheduler; K entries evaluated per cycle
@@ -66,8 +64,8 @@ PAPER = {
     "bsp_memcached": 1.15,                     # VII-B: memcached "only performs 15% better"
 }
 
-runs, gmean, cell, write_csv, table = SF.runs, SF.gmean, SF.cell, SF.write_csv, SF.table
-rows_of, amean, bars = LW.rows_of, LW.amean, LW.bars
+runs, gmean, cell, write_csv, table = FL.runs, FL.gmean, FL.cell, FL.write_csv, FL.table
+rows_of, amean, bars, nseeds = FL.rows_of, FL.amean, FL.bars, FL.seeds_in
 
 
 def col(rows, c, **kv):
@@ -86,22 +84,18 @@ def with_gm(d, keys):
 
 # ---- plots ----------------------------------------------------------------------------------------
 
-def nseeds(rows):
-    """Distinct input seeds behind a sweep's rows (the error bars' n)."""
-    return len({V.seed_of(r) for r in rows}) or 1
+BROI_BARS = dict(log=False, paper_label="paper's value (text of section VII)")   # FL.bars as BROI draws them
 
 
-def pbars(plt, path, title, ylabel, groups, series, values, nseed, paper=None, baseline=1.0, ymin=0.0, log=False,
-          labels=None):
-    """Grouped bars of values[s][g] (PS, mean and 95% CI over the seeds) with the paper's number of a bar,
-    paper[s][g], as a red diamond and the seeds in the title (the LightWSP script's bars)."""
-    LW.bars(plt, path, title, ylabel, groups, series, values, labels=labels, baseline=baseline, ymin=ymin, log=log,
-            paper=paper or {}, nseed=nseed, paper_label="paper's value (text of section VII)")
+def pbars(plt, path, title, ylabel, groups, series, values, nseed, paper=None, **kw):
+    """FL.bars of values[s][g] (PS, mean and 95% CI over the seeds) with the paper's number of a bar,
+    paper[s][g], as a red diamond and the seeds in the title."""
+    FL.bars(plt, path, title, ylabel, groups, series, values, paper=paper or {}, nseed=nseed, **dict(BROI_BARS, **kw))
 
 
-def csv_and_png(out, plt, name, title, ylabel, groups, series, values, nseed, first="benchmark", **kw):
-    write_csv(os.path.join(out, name + ".csv"), first, groups, series, values)
-    pbars(plt, os.path.join(out, name + ".png"), title, ylabel, groups, series, values, nseed, **kw)
+def csv_and_png(out, plt, name, title, ylabel, groups, series, values, nseed, first="benchmark", paper=None, **kw):
+    FL.csv_and_png(out, plt, name, title, ylabel, groups, series, values, first=first, paper=paper or {}, nseed=nseed,
+                   **dict(BROI_BARS, **kw))
 
 
 # ---- figures -------------------------------------------------------------------------------------
@@ -188,24 +182,17 @@ def mech(rows, pairs, **kv):
 # ---- README ----------------------------------------------------------------------------------------
 
 def mech_table(d, keys, cols):
-    return LW.mech_table(d, keys, cols, head="run")
+    return FL.mech_table(d, keys, cols, head="run")
 
 
 def main():
     t0 = time.time()
-    a = V.figure_args(__doc__, "configs/experiments/broi", "results/broi")
+    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/broi", "results/broi", SPECS)
     out = a.out
-    failed, run_s = V.run_sweeps(a, SPECS)
-    plt = SF.plt_or_none()
-    if plt is None:
-        print("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs", file=sys.stderr)
 
     C = V.Claims()
-    R = {s: rows_of(out, s) for s in SPECS}
     # provenance of the tree before this script writes its figures (its own outputs would make it dirty)
     prov = V.provenance_line("scripts/broi_figures.py", runs_from=[r.get("persim_git", "") for s in SPECS for r in R[s]])
-    nruns = {s: len(R[s]) for s in SPECS}
-    bad = [(s, r["point"], r.get("status"), r.get("exit")) for s in SPECS for r in R[s] if r.get("status") != "ok"]
     F = {}
 
     NS = {s: nseeds(R[s]) for s in SPECS}
@@ -326,16 +313,10 @@ def main():
     F["serial"] = sv
 
     total = time.time() - t0
-    tfile = os.path.join(out, "timing.json")
-    if not a.no_run and a.force and not a.only:
-        json.dump({"wall_s": round(total, 1), "sweeps_s": round(run_s, 1), "jobs": a.jobs, "force": a.force,
-                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
-    try:
-        t = json.load(open(tfile))
-        timing = (f"The last full regeneration (`make figures-broi BROI_FORCE=1`, -j {t['jobs']}, "
-                  f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with another job.")
-    except (OSError, ValueError, KeyError):
-        timing = ""
+    timing = FL.timing_text(out, not a.no_run and a.force and not a.only, lambda t: (
+        f"The last full regeneration (`make figures-broi BROI_FORCE=1`, -j {t['jobs']}, "
+        f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with another job."),
+        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force)
 
     m9 = {}
     for sc, h in (("local", False), ("hybrid", True)):
@@ -353,30 +334,14 @@ def main():
     F["provenance"] = prov
     F["nseeds"] = NS
     readme(out, C, F, nruns, bad, timing)
-    print(f"BROI figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
-    print(f"  verdicts: {C.summary()}")
-    for b in bad:
-        print(f"  point not ok: {b}", file=sys.stderr)
-    if failed:
-        print("FAILED sweeps: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)
-        return 1
-    return 0
+    return FL.finish("BROI", out, total, run_s, C, bad, failed)
 
 
 def readme(out, C, F, nruns, bad, timing):
-    L = []
+    L = FL.readme_head("BROI evaluation (section VII, Figures 9-13) reproduced with persim", F["provenance"],
+                       C.headlines(), heading="**Headline claims** (the paper's headline numbers, largest gap first; "
+                       "every claim is in the full table below):")
     A = L.append
-    A("# BROI evaluation (section VII, Figures 9-13) reproduced with persim")
-    A("")
-    A(F["provenance"])
-    A("")
-    A("**Headline claims** (the paper's headline numbers, largest gap first; every claim is in the full table "
-      "below):")
-    A("")
-    A(C.headlines())
-    A("")
-    A(V.rule_text())
-    A("")
     A(HEADLINE)
     A("")
     A(f"Made by `make figures-broi` (`scripts/broi_figures.py`) from the sweeps in `configs/experiments/broi/` "
@@ -401,12 +366,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(EPOCH_TEXT)
     A("")
-    if bad:
-        A("**Points that did not finish ok** (they count as missing, n/a below):")
-        A("")
-        for s, p, st, ex in bad:
-            A(f"- `{s}`: `{p}` status {st}, exit {ex}")
-        A("")
+    L.extend(FL.bad_points(bad))
     A("## Claims and verdicts")
     A("")
     A(f"Summary: {C.summary()} ({len(C.rows)} claims; rule above). The paper numbers are quoted from its text "
@@ -529,8 +489,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(NOTES["serial"])
     A("")
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(out, L)
 
 
 EPOCH_TEXT = (

@@ -6,7 +6,7 @@ the 30 SMs idle (gpkvs small is 4 thread blocks), so their trends are start-up n
 
 Prints speedups over epoch-far (SBRP paper, Figure 6 style), writes results/demo/speedup.csv and
 results/demo/speedup.png. Every number comes from the runs; the PNG marks the SBRP paper's reported
-values (section 7 text, as quoted in scripts/sbrp_figures.py PAPER_F6) beside the bars."""
+values (section 7 text, as quoted in scripts/figlib.py SBRP_PAPER_F6) beside the bars."""
 import argparse
 import concurrent.futures as cf
 import csv
@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sbrp_figures as SF  # noqa: E402  (PAPER_F6: the paper's Figure 6 numbers, quoted)
+import figlib as FL  # noqa: E402
 import verdict as V  # noqa: E402
 
 SYSTEMS = [  # (label, model, placement)
@@ -31,9 +31,40 @@ SYSTEMS = [  # (label, model, placement)
 WORKLOADS = ["gpkvs", "hm", "srad", "reduction", "mq", "scan"]
 
 
-def geomean(xs):
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+geomean = FL.geomean
+
+
+def plot(out, config, size, labels, rows):
+    """out/speedup.png: the speedups over epoch-far per workload, the paper's numbers as red diamonds."""
+    plt = FL.plt_or_none()
+    if plt is None:
+        print(f"\nwrote {os.path.join(out, 'speedup.csv')} (matplotlib missing: no PNG)")
+        return
+    fig, ax = plt.subplots(figsize=(10, 4))
+    nb = len(labels)
+    width = 0.8 / nb
+    xs = range(len(rows))
+    mx, my = [], []
+    for i, lb in enumerate(labels):
+        pos = [x + (i - (nb - 1) / 2) * width for x in xs]
+        ax.bar(pos, [r[lb] for r in rows], width, label=lb)
+        for x, r in zip(pos, rows):   # the paper's number for this bar, if it reports one
+            y = FL.SBRP_PAPER_F6.get(lb, {}).get(r["workload"])
+            if y is not None:
+                mx.append(x)
+                my.append(y)
+    V.paper_marks(ax, mx, my, FL.SBRP_PAPER_MARK)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["workload"] for r in rows])
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_ylabel("speedup over epoch-far")
+    ax.set_title(f"persim: SBRP Figure 6 workloads ({os.path.basename(config)}, size={size}; "
+                 "one run per bar, seed 1: no error bars)", fontsize=9)
+    ax.legend(ncol=5, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    png = os.path.join(out, "speedup.png")
+    fig.savefig(png, dpi=120)
+    print(f"\nwrote {os.path.join(out, 'speedup.csv')} and {png}")
 
 
 def main():
@@ -129,37 +160,7 @@ def main():
         best = max(gains, key=gains.get)
         print(f"  {'yes' if best == 'reduction' else 'NO ':3s}  largest SBRP-far gain: {best} (x{gains[best]:.2f})")
 
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(10, 4))
-        nb = len(labels)
-        width = 0.8 / nb
-        xs = range(len(rows))
-        mx, my = [], []
-        for i, lb in enumerate(labels):
-            pos = [x + (i - (nb - 1) / 2) * width for x in xs]
-            ax.bar(pos, [r[lb] for r in rows], width, label=lb)
-            for x, r in zip(pos, rows):   # the paper's number for this bar, if it reports one
-                y = SF.PAPER_F6.get(lb, {}).get(r["workload"])
-                if y is not None:
-                    mx.append(x)
-                    my.append(y)
-        V.paper_marks(ax, mx, my, SF.PAPER_MARK)
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels([r["workload"] for r in rows])
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_ylabel("speedup over epoch-far")
-        ax.set_title(f"persim: SBRP Figure 6 workloads ({os.path.basename(a.config)}, size={a.size}; "
-                     "one run per bar, seed 1: no error bars)", fontsize=9)
-        ax.legend(ncol=5, fontsize=8, loc="upper left")
-        fig.tight_layout()
-        png = os.path.join(a.out, "speedup.png")
-        fig.savefig(png, dpi=120)
-        print(f"\nwrote {os.path.join(a.out, 'speedup.csv')} and {png}")
-    except ImportError:
-        print(f"\nwrote {os.path.join(a.out, 'speedup.csv')} (matplotlib missing: no PNG)")
+    plot(a.out, a.config, a.size, labels, rows)
     print(f"demo done in {time.time()-t0:.1f} s: {len(results)}/{len(jobs)} runs ok")
     return 1 if failed else 0
 

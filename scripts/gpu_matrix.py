@@ -22,7 +22,6 @@ Outputs (default results/matrix/): matrix.csv (one row per model and workload), 
 the normalised time; a mark per cell for the crash check), README.md. Raw sweeps in raw/."""
 import argparse
 import concurrent.futures as cf
-import csv
 import json
 import math
 import os
@@ -33,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
+import figlib as FL  # noqa: E402
 
 
 def args():
@@ -187,13 +187,10 @@ def main():
                               norm=ns / bns if ok and bns == bns and bns > 0 else float("nan"),
                               crash=c[0], crash_points=c[1], crash_recovered=c[2],
                               requirements=ck.get(f"{m}/{w}", "not checked")))
-    with open(os.path.join(a.out, "matrix.csv"), "w", newline="") as f:
-        wr = csv.writer(f)
-        cols = ["model", "workload", "status", "verified", "sim_ns", "base_ns", "norm", "crash", "crash_points",
-                "crash_recovered", "requirements"]
-        wr.writerow(cols)
-        for t in table:
-            wr.writerow([V.fmt(t[c], 4) if isinstance(t[c], float) else t[c] for c in cols])
+    cols = ["model", "workload", "status", "verified", "sim_ns", "base_ns", "norm", "crash", "crash_points",
+            "crash_recovered", "requirements"]
+    FL.write_rows(os.path.join(a.out, "matrix.csv"), cols,
+                  [[V.fmt(t[c], 4) if isinstance(t[c], float) else t[c] for c in cols] for t in table])
     png = heatmap(a, models, wls, table)
     readme(a, models, wls, table, secs, rows + base_rows)
     print(f"wrote {a.out}/matrix.csv, {'matrix.png, ' if png else ''}README.md ({len(table)} pairs, {secs:.0f} s)")
@@ -204,12 +201,8 @@ MARK = {"recovered": "R", "NOT recovered": "X", "no procedure": "-"}
 
 
 def heatmap(a, models, wls, table):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no matrix.png", file=sys.stderr)
+    plt = FL.plt_or_none("matplotlib missing: no matrix.png")
+    if plt is None:
         return False
     idx = {(t["workload"], t["model"]): t for t in table}
     z = [[math.log2(idx[(w, m)]["norm"]) if idx[(w, m)]["norm"] == idx[(w, m)]["norm"] else float("nan")
@@ -297,8 +290,7 @@ def readme(a, models, wls, table, secs, rows):
           f"{' (' + ', '.join(n_fail) + ')' if n_fail else ''}.", "",
           "A sample of crash points proves recoverability only on those points; `persim crash --points all` "
           "tries every distinct durable image (docs/checking.md)."]
-    with open(os.path.join(a.out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(a.out, L)
 
 
 if __name__ == "__main__":

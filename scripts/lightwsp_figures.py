@@ -23,7 +23,6 @@ Nothing here is tuned: every persim number comes from the runs; the paper number
 its text (section V, cited per claim) and only compared. The default point of every sensitivity
 figure (WPQ 64, store threshold 32, full victim, 4 GB/s, 8 threads) and the baseline of Figures
 7-15 are Figure 7's runs (identical configurations); Figure 8 is drawn from Figure 7's runs."""
-import csv
 import json
 import math
 import os
@@ -32,8 +31,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
-from verdict import PS, lift, ratio  # noqa: E402
-import sbrp_figures as SF  # noqa: E402  (runs, gmean, cell, write_csv, table, plt_or_none)
+from verdict import lift, ratio  # noqa: E402
+import figlib as FL  # noqa: E402
 
 SPECS = ["fig7", "fig9", "fig11", "fig12", "fig13", "fig15", "fig16", "fig17", "sens_write_bw", "sens_link"]
 NAN = float("nan")
@@ -63,19 +62,9 @@ PAPER = {
 }
 
 read_sweep = V.read_sweep
-runs, gmean, cell, write_csv, table, fmt = SF.runs, SF.gmean, SF.cell, SF.write_csv, SF.table, V.fmt
-
-
-def isnan(x):
-    return V.isnan(x)
-
-
-def amean(ps):
-    return lift(lambda *xs: sum(xs) / len(xs) if not any(isnan(x) for x in xs) else NAN, *ps)
-
-
-def rows_of(res, spec):
-    return read_sweep(os.path.join(res, "raw", spec, "sweep.csv"))
+runs, gmean, amean, cell, write_csv, table, fmt, isnan = (FL.runs, FL.gmean, FL.amean, FL.cell, FL.write_csv, FL.table,
+                                                          FL.fmt, FL.isnan)
+rows_of, nseeds, bars, csv_and_png, mech_table = FL.rows_of, FL.nseeds, FL.bars, FL.csv_and_png, FL.mech_table
 
 
 def with_classes(d, wls=WORKLOADS):
@@ -95,83 +84,6 @@ def per_rate(rows, col, per, scale, wls, **kv):
     """{workload: PS of col / per * scale} (e.g. overflows per 10k instructions)."""
     return {w: lift(lambda a, b: a / b * scale if b else NAN, runs(rows, col, workload=w, **kv),
                     runs(rows, per, workload=w, **kv)) for w in wls}
-
-
-# ---- plots ----------------------------------------------------------------------------------
-
-def nseeds(values, series=None, groups=None):
-    """The largest number of seeds behind any cell (for the figure's caption)."""
-    n = 0
-    for s in (series or values):
-        for g in (groups or values[s]):
-            if g in values[s]:
-                n = max(n, values[s][g].summary()[2])
-    return n
-
-
-def bars(plt, path, title, ylabel, groups, series, values, labels=None, baseline=1.0, ymin=0.0, log=True,
-         paper=None, paper_hline=None, nseed=None, paper_label="paper's value"):
-    """Grouped bars of values[s][g] (PS): mean with the 95% CI over seeds as error bars. paper:
-    {series: {group: the paper's number}} drawn as markers on those bars (V.paper_marks; a paper dict
-    with no number for these bars says so in the title); paper_hline: (y, label) a reference line where
-    the paper gives one number for all (V.paper_line). nseed: the seeds behind the error bars (default:
-    counted from values). Also drawn by scripts/broi_figures.py."""
-    if plt is None:
-        return
-    fig, ax = plt.subplots(figsize=(min(14, max(6, 0.45 * len(groups) * max(1, len(series)) ** 0.5 + 2)), 4.6))
-    n = len(series)
-    width = 0.8 / n
-    xs = list(range(len(groups)))
-    top = 1.0
-    marked = False
-    for i, s in enumerate(series):
-        ms, hs = [], []
-        for g in groups:
-            m, h, k = values[s][g].summary()
-            ms.append(m)
-            hs.append(0.0 if isnan(h) else h)
-            if not isnan(m):
-                top = max(top, m + hs[-1])
-        pos = [x + (i - (n - 1) / 2) * width for x in xs]
-        ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
-        ax.errorbar(pos, ms, yerr=hs, fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        if paper and s in paper:
-            ys = [paper[s].get(g) for g in groups]
-            V.paper_marks(ax, pos, ys, label=paper_label if not marked else None)
-            marked = marked or any(y is not None for y in ys)
-    if paper_hline:
-        V.paper_line(ax, paper_hline[0], label=paper_hline[1])
-    for j, g in enumerate(groups):        # separate the class / mean bars from the workloads
-        if g.endswith(" gm") or g == "geomean" or g == "mean":
-            ax.axvspan(j - 0.45, j + 0.45, color="grey", alpha=0.12, linewidth=0)
-    ax.set_xticks(xs)
-    ax.set_xticklabels(groups, rotation=35, ha="right", fontsize=8)
-    if baseline is not None:
-        ax.axhline(baseline, color="black", linewidth=0.8)
-    if log:            # slowdowns span 1.3x (profiles) to 100x+ (Capri on the kernels)
-        ax.set_yscale("log")
-        ax.set_ylim(ymin if ymin > 0 else 0.8, top * 2.5)
-        from matplotlib.ticker import ScalarFormatter
-        ax.yaxis.set_major_formatter(ScalarFormatter())
-        ax.set_ylabel(ylabel + " (log scale)")
-    else:
-        ax.set_ylim(ymin, ymin + (top - ymin) * (1.25 + 0.12 * ((n + 1) // 4)))   # room for the legend rows
-    if not log:
-        ax.set_ylabel(ylabel)
-    ns = nseed if nseed is not None else nseeds(values, series, groups)
-    ax.set_title(title + "\nbars: mean over seeds; " + V.seeds_text(ns, exact_note=False) +
-                 "; shaded: class and overall means" +
-                 ("\nthe paper gives no number for these bars" if paper is not None and not marked and not paper_hline
-                  else ""), fontsize=9)
-    ax.legend(ncol=min(n + (1 if marked else 0), 4), fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def csv_and_png(out, plt, name, title, ylabel, groups, series, values, first="workload", labels=None, **kw):
-    write_csv(os.path.join(out, name + ".csv"), first, groups, series, values)
-    bars(plt, os.path.join(out, name + ".png"), title, ylabel, groups, series, values, labels, **kw)
 
 
 # ---- figures ---------------------------------------------------------------------------------
@@ -382,30 +294,14 @@ def sens_plot(plt, out, spec, d, cold):
 
 # ---- README ----------------------------------------------------------------------------------
 
-def mech_table(d, wls, cols=None, head="workload"):
-    cols = cols or list(next(iter(d.values())).keys())
-    L = ["| " + head + " | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
-    for w in wls:
-        L.append(f"| {w} | " + " | ".join(cell(d[w][c], 2) for c in cols) + " |")
-    return L
-
-
 def main():
     t0 = time.time()
-    a = V.figure_args(__doc__, "configs/experiments/lightwsp", "results/lightwsp")
+    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/lightwsp", "results/lightwsp",
+                                                     SPECS)
     out = a.out
-    failed, run_s = V.run_sweeps(a, SPECS)
-    plt = SF.plt_or_none()
-    if plt is None:
-        print("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs", file=sys.stderr)
 
     C = V.Claims()
-    rows7 = rows_of(out, "fig7")
-    nruns = {}
-    for s in SPECS:
-        nruns[s] = len(rows_of(out, s))
-    bad = [(s, r["point"], r.get("status"), r.get("exit")) for s in SPECS for r in rows_of(out, s)
-           if r.get("status") != "ok"]
+    rows7 = R["fig7"]
 
     # Figure 7
     groups = class_groups()
@@ -557,33 +453,18 @@ def main():
                   PAPER[m], headline=True)
 
     total = time.time() - t0
-    tfile = os.path.join(out, "timing.json")
-    if not a.no_run and a.force and not a.only:
-        json.dump({"wall_s": round(total, 1), "sweeps_s": round(run_s, 1), "jobs": a.jobs,
-                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
-    try:
-        t = json.load(open(tfile))
-        timing = (f"The last full regeneration (`make figures-lightwsp LW_FORCE=1`, -j {t['jobs']}, {t['date']}) took "
-                  f"{t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a 2-core machine "
-                  "shared with another job.")
-    except (OSError, ValueError, KeyError):
-        timing = ""
+    timing = FL.timing_text(out, not a.no_run and a.force and not a.only, lambda t: (
+        f"The last full regeneration (`make figures-lightwsp LW_FORCE=1`, -j {t['jobs']}, {t['date']}) took "
+        f"{t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a 2-core machine "
+        "shared with another job."), wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs)
 
     mechs = {m: mech(rows7, m, WORKLOADS) for m in ("ppa", "capri", "lightwsp")}
-    gits = [r.get("persim_git", "") for s_ in SPECS for r in rows_of(out, s_)]
+    gits = [r.get("persim_git", "") for s_ in SPECS for r in R[s_]]
     readme(out, C, dict(f7=f7, f8=f8, f9=f9, f11=f11, f12=f12, f13=f13, f15=f15, f16=f16, f16o=f16o, f17=f17,
                         t2=t2, mechs=mechs, rows7=rows7, rows16=rows16, rows11=rows11, rows9=rows9, rows12=rows12,
                         rows13=rows13, rows15=rows15, rows17=rows17, S=S, cold=cold, gits=gits, out=out),
            nruns, bad, timing)
-    print(f"LightWSP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
-    print(f"  verdicts: {C.summary()}")
-    if bad:
-        for b in bad:
-            print(f"  point not ok: {b}", file=sys.stderr)
-    if failed:
-        print("FAILED sweeps: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)
-        return 1
-    return 0
+    return FL.finish("LightWSP", out, total, run_s, C, bad, failed)
 
 
 PROFILES = [w for w in WORKLOADS if w.startswith("prof-")]
@@ -601,25 +482,16 @@ def split_line(d):
 
 
 def readme(out, C, F, nruns, bad, timing):
-    L = []
-    A = L.append
     NOTES = F["N"] = notes(F)
-    A("# LightWSP evaluation (section V) reproduced with persim")
-    A("")
-    A(V.provenance_line("scripts/lightwsp_figures.py", runs_from=F["gits"]))
-    A("")
-    A("## Headline claims")
-    A("")
-    A("LightWSP's, PPA's and Capri's overhead over the baseline (V-B), over persim's seven benchmark-class profiles "
-      "and over its five lock-based PM kernels separately (the two halves behave differently), at the documented "
-      "defaults: cold runs (Figure 7's, the caches empty at the start) and with functional warm-up "
-      "(`sim.warmup = 1`, the default point of the sensitivity sweeps below); and LightWSP against PPA. "
-      f"Sorted by |effect - 1|, the largest gaps first. Headline verdicts: {C.summary(C.headline_rows())}.")
-    A("")
-    A(C.headlines())
-    A("")
-    A(V.rule_text())
-    A("")
+    L = FL.readme_head(
+        "LightWSP evaluation (section V) reproduced with persim",
+        V.provenance_line("scripts/lightwsp_figures.py", runs_from=F["gits"]), C.headlines(),
+        intro="LightWSP's, PPA's and Capri's overhead over the baseline (V-B), over persim's seven benchmark-class "
+        "profiles and over its five lock-based PM kernels separately (the two halves behave differently), at the "
+        "documented defaults: cold runs (Figure 7's, the caches empty at the start) and with functional warm-up "
+        "(`sim.warmup = 1`, the default point of the sensitivity sweeps below); and LightWSP against PPA. "
+        f"Sorted by |effect - 1|, the largest gaps first. Headline verdicts: {C.summary(C.headline_rows())}.")
+    A = L.append
     A(f"Generated by `make figures-lightwsp` (`scripts/lightwsp_figures.py`) from the sweeps in "
       f"`configs/experiments/lightwsp/` on the Table I machine (`configs/cpu_lightwsp_table1.json`: 8 cores, 2 MCs, "
       f"64-entry WPQs, 4 GB/s persist path) at the workloads' default sizes: {sum(nruns.values())} runs "
@@ -648,12 +520,7 @@ def readme(out, C, F, nruns, bad, timing):
       "structure, not by which keys they draw, so the CIs say nothing about how well these stand-ins represent the "
       "paper's benchmarks.")
     A("")
-    if bad:
-        A("**Points that did not finish ok** (they count as missing, n/a below):")
-        A("")
-        for s, p, st, ex in bad:
-            A(f"- `{s}`: `{p}` status {st}, exit {ex}")
-        A("")
+    L.extend(FL.bad_points(bad))
     A("## All claims and verdicts")
     A("")
     A(f"Summary: {C.summary()} ({len(C.rows)} claims; under the previous rule, a 10% tolerance on the ratio, the "
@@ -762,8 +629,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(NOTES["fig17"])
     A("")
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(out, L)
 
 
 def sens_readme(L, F):

@@ -32,7 +32,6 @@ results/broi/fig9.csv / fig10.csv (not rerun here).
 """
 import argparse
 import csv
-import math
 import os
 import subprocess
 import sys
@@ -42,6 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
+import figlib as FL  # noqa: E402
 # The papers' numbers these comparisons are read against (quoted, never used by the simulator):
 PAPER = {"capri": 1.505, "ppa": 1.081, "lightwsp": 1.090,   # LightWSP V-B: 50.5%, 8.1%, 9.0% overhead over none
          "broi_mem": 1.16, "broi_ops": 1.28}                  # BROI VII-A: +16% memory, +28% operational throughput
@@ -156,16 +156,7 @@ def run(persim, cfg, model, trace, out):
     return row
 
 
-def read_csv(path):
-    try:
-        return list(csv.DictReader(open(path)))
-    except OSError:
-        return []
-
-
-def gmean(xs):
-    xs = [x for x in xs if x and x > 0 and not math.isnan(x)]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+read_csv, gmean = FL.read_sweep, FL.geomean   # a CSV's rows ([] if none); geomean of the positive values
 
 
 def main():
@@ -215,11 +206,8 @@ def main():
         base = float(get[(n, "none")]["sim_ns"])
         lw.append([n] + [float(get[(n, m)]["sim_ns"]) / base for m in LW_MODELS[1:]])
     lw.append(["geomean"] + [gmean([row[i] for row in lw]) for i in range(1, len(LW_MODELS))])
-    with open(os.path.join(args.out, "lightwsp.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["program"] + LW_MODELS[1:])
-        for row in lw:
-            w.writerow([row[0]] + ["%.4f" % x for x in row[1:]])
+    FL.write_rows(os.path.join(args.out, "lightwsp.csv"), ["program"] + LW_MODELS[1:],
+                  [[row[0]] + ["%.4f" % x for x in row[1:]] for row in lw])
     # BROI: BROI-mem over Epoch
     br = []
     for n in names:
@@ -227,11 +215,9 @@ def main():
         bw_e, bw_b = float(e["nvm_write_bw"] or 0), float(b["nvm_write_bw"] or 0)
         br.append([n, bw_e, bw_b, bw_b / bw_e if bw_e else float("nan"), float(e["sim_ns"]) / float(b["sim_ns"])])
     br.append(["geomean", float("nan"), float("nan"), gmean([r[3] for r in br]), gmean([r[4] for r in br])])
-    with open(os.path.join(args.out, "broi.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["program", "epoch_nvm_write_bw_gbps", "broi_nvm_write_bw_gbps", "bw_ratio", "throughput_speedup"])
-        for r in br:
-            w.writerow([r[0]] + ["%.4f" % x for x in r[1:]])
+    FL.write_rows(os.path.join(args.out, "broi.csv"),
+                  ["program", "epoch_nvm_write_bw_gbps", "broi_nvm_write_bw_gbps", "bw_ratio", "throughput_speedup"],
+                  [[r[0]] + ["%.4f" % x for x in r[1:]] for r in br])
     # crash checks of every trace: the two designs and their broken variants (docs/checking.md)
     crash = []
     for n, tr in traces:
@@ -246,48 +232,9 @@ def main():
             row += [r.returncode, viol]
             log("crash %s %s: exit %d, violations %s" % (n, m, r.returncode, viol))
         crash.append(row)
-    with open(os.path.join(args.out, "crash.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["program"] + [c for _, m in CRASH for c in (m + "_exit", m + "_violations")])
-        w.writerows(crash)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(8, 3.5))
-        wdt = 0.8 / (len(LW_MODELS) - 1)
-        for i, m in enumerate(LW_MODELS[1:]):
-            ax.bar([k + i * wdt for k in range(len(lw))], [row[i + 1] for row in lw], wdt, label=m)
-        ax.set_xticks([k + wdt * (len(LW_MODELS) - 2) / 2 for k in range(len(lw))])
-        ax.set_xticklabels([row[0] for row in lw], rotation=20, fontsize=8)
-        ax.set_yscale("log")
-        ax.set_ylabel("slowdown over none")
-        g = len(lw) - 1   # the geomean group: the paper's V-B geomeans as markers
-        V.paper_marks(ax, [g + i * wdt for i in range(len(LW_MODELS) - 1)],
-                      [PAPER.get(m) for m in LW_MODELS[1:]], "paper's geomean (V-B)")
-        ax.set_title("LightWSP Fig. 7 comparison on traced real programs (one recording each, no seed spread)",
-                     fontsize=9)
-        ax.set_ylim(top=ax.get_ylim()[1] * 6)    # room for the legend above the bars
-        ax.legend(fontsize=8, ncol=5, loc="upper left")
-        fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "lightwsp.png"), dpi=110)
-        fig, ax = plt.subplots(figsize=(8, 3.5))
-        ax.bar([k - 0.2 for k in range(len(br))], [r[3] for r in br], 0.4, label="NVM write bandwidth (BROI / Epoch)")
-        ax.bar([k + 0.2 for k in range(len(br))], [r[4] for r in br], 0.4, label="throughput (BROI / Epoch)")
-        ax.axhline(1, color="k", lw=0.5)
-        ax.set_xticks(range(len(br)))
-        ax.set_xticklabels([r[0] for r in br], rotation=20, fontsize=8)
-        ax.set_ylabel("BROI-mem over Epoch")
-        g = len(br) - 1
-        V.paper_marks(ax, [g - 0.2, g + 0.2], [PAPER["broi_mem"], PAPER["broi_ops"]], "paper's geomean (VII-A)")
-        ax.set_title("BROI Fig. 9/10 comparison on traced real programs (one recording each, no seed spread)",
-                     fontsize=9)
-        ax.set_ylim(0, max([r[3] for r in br] + [r[4] for r in br] + [PAPER["broi_ops"]]) * 1.35)
-        ax.legend(fontsize=8, ncol=3, loc="upper left")
-        fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "broi.png"), dpi=110)
-    except ImportError:
-        log("matplotlib missing: no PNGs")
+    FL.write_rows(os.path.join(args.out, "crash.csv"),
+                  ["program"] + [c for _, m in CRASH for c in (m + "_exit", m + "_violations")], crash)
+    plots(args.out, lw, br)
     write_readme_blocks(args.out, lw, br, crash, rows)
     log("done in %.0f s: %s" % (time.time() - t0, args.out))
     # the generator-based headline numbers, for the README
@@ -299,6 +246,45 @@ def main():
         log("%-14s " % row[0] + " ".join("%s %.3f" % (m, x) for m, x in zip(LW_MODELS[1:], row[1:])))
     for r in br:
         log("%-14s bw ratio %.3f throughput %.3f" % (r[0], r[3], r[4]))
+
+
+def plots(out, lw, br):
+    """lightwsp.png and broi.png: the per-program ratios with the papers' geomeans as markers."""
+    plt = FL.plt_or_none("real_programs: matplotlib missing: no PNGs")
+    if plt is None:
+        return
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    wdt = 0.8 / (len(LW_MODELS) - 1)
+    for i, m in enumerate(LW_MODELS[1:]):
+        ax.bar([k + i * wdt for k in range(len(lw))], [row[i + 1] for row in lw], wdt, label=m)
+    ax.set_xticks([k + wdt * (len(LW_MODELS) - 2) / 2 for k in range(len(lw))])
+    ax.set_xticklabels([row[0] for row in lw], rotation=20, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("slowdown over none")
+    g = len(lw) - 1   # the geomean group: the paper's V-B geomeans as markers
+    V.paper_marks(ax, [g + i * wdt for i in range(len(LW_MODELS) - 1)],
+                  [PAPER.get(m) for m in LW_MODELS[1:]], "paper's geomean (V-B)")
+    ax.set_title("LightWSP Fig. 7 comparison on traced real programs (one recording each, no seed spread)",
+                 fontsize=9)
+    ax.set_ylim(top=ax.get_ylim()[1] * 6)    # room for the legend above the bars
+    ax.legend(fontsize=8, ncol=5, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "lightwsp.png"), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.bar([k - 0.2 for k in range(len(br))], [r[3] for r in br], 0.4, label="NVM write bandwidth (BROI / Epoch)")
+    ax.bar([k + 0.2 for k in range(len(br))], [r[4] for r in br], 0.4, label="throughput (BROI / Epoch)")
+    ax.axhline(1, color="k", lw=0.5)
+    ax.set_xticks(range(len(br)))
+    ax.set_xticklabels([r[0] for r in br], rotation=20, fontsize=8)
+    ax.set_ylabel("BROI-mem over Epoch")
+    g = len(br) - 1
+    V.paper_marks(ax, [g - 0.2, g + 0.2], [PAPER["broi_mem"], PAPER["broi_ops"]], "paper's geomean (VII-A)")
+    ax.set_title("BROI Fig. 9/10 comparison on traced real programs (one recording each, no seed spread)",
+                 fontsize=9)
+    ax.set_ylim(0, max([r[3] for r in br] + [r[4] for r in br] + [PAPER["broi_ops"]]) * 1.35)
+    ax.legend(fontsize=8, ncol=3, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "broi.png"), dpi=110)
 
 
 def md_table(header, rows):

@@ -20,11 +20,9 @@ Figure 6's runs, as in the SBRP artifact (its figure 8 reads figure6_results/); 
 default points of Figures 7 and 10 (epoch, window 6, 50% PB, 100% bandwidth, unpromoted scopes)
 are Figure 6's runs too (identical configurations)."""
 import argparse
-import csv
 import json
 import math
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -34,6 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
 from verdict import PS, lift, ratio, _ratio  # noqa: E402
+import figlib as FL  # noqa: E402
 
 WORKLOADS = ["gpkvs", "hm", "srad", "reduction", "mq", "scan"]
 SEEDLESS = {"srad", "reduction", "scan"}     # timing independent of sim.seed (docs/figures.md; checked below)
@@ -42,46 +41,18 @@ WINDOWS = [4, 6, 8, 12, 16, 24, 32, 48]      # window_far.json (6 = Table 1's de
 NAN = float("nan")
 
 
-def isnan(x):
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def geomean(xs):
-    xs = [x for x in xs if not isnan(x) and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else NAN
-
-
-def fmt(x, nd=2):
-    return "n/a" if isnan(x) else f"{x:.{nd}f}"
-
-
-read_sweep, match, seed_of = V.read_sweep, V.match, V.seed_of
+isnan, geomean, fmt, cell, write_csv, plt_or_none, table = (FL.isnan, FL.geomean, FL.fmt, FL.cell, FL.write_csv,
+                                                             FL.plt_or_none, FL.table)
+read_sweep, match, seed_of, gmean = V.read_sweep, V.match, V.seed_of, FL.gmean
 
 
 def runs(rows, col="sim_ns", **kv):
-    """The column of every ok row matching kv, per seed (a failed or missing point gives nan)."""
-    d = {}
-    for r in rows:
-        if match(r, kv):
-            s = seed_of(r)
-            d[s] = float(r[col]) if r.get("status") == "ok" and r.get(col, "") != "" else NAN
-    exact = kv.get("workload") in SEEDLESS
-    if exact and d:
-        d = {min(d): d[min(d)]}
-    return PS(d, exact)
-
-
-def gmean(ps):
-    return lift(lambda *xs: geomean(xs) if not any(isnan(x) for x in xs) else NAN, *ps)
+    """The column of every ok row matching kv, per seed (FL.runs; SRAD, reduction, scan exact)."""
+    return FL.runs(rows, col, seedless=SEEDLESS, **kv)
 
 
 def pmax(ps):
     return lift(lambda *xs: max(xs) if not any(isnan(x) for x in xs) else NAN, *ps)
-
-
-def cell(ps, nd=2):
-    m, h, n = ps.summary()
-    return V.fmt_ci(m, h, n, nd)
 
 
 def with_geomean(d):
@@ -89,104 +60,23 @@ def with_geomean(d):
     return d
 
 
-def write_csv(path, first, groups, series, values):
-    """One row per group: for every series its mean and 95% CI half-width over the seeds, and the
-    number of seeds behind the row ('1 (seed-independent)' when every run of the row is)."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow([first] + [c for s in series for c in (s, s + "_ci95")] + ["seeds"])
-        for g in groups:
-            row, ns, exact = [g], [], True
-            for s in series:
-                m, h, n = values[s][g].summary()
-                row += [fmt(m, 4), "seed-independent" if values[s][g].exact else fmt(h, 4)]
-                ns.append(n)
-                exact &= values[s][g].exact
-            row.append("1 (seed-independent)" if exact else str(max(ns) if ns else 0))
-            w.writerow(row)
-
-
-def plt_or_none():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        return plt
-    except ImportError:
-        return None
-
-
 EXACT_NOTE = V.seeds_text(3)   # set from the runs in main() (the seed count of the seed-dependent workloads)
-PAPER_MARK = "paper's value (section 7 text)"
+PAPER_MARK = FL.SBRP_PAPER_MARK
 
 
 def bars(plt, path, title, ylabel, groups, series, values, baseline=1.0, labels=None, paper=None):
-    """Grouped bar chart of values[s][g] (PS) with 95% CI error bars; exact cells hatched, no bar.
-    paper: {series: {group: the paper's number}}, drawn as red diamonds on those bars."""
-    if plt is None:
-        return
-    from matplotlib.patches import Patch
-    fig, ax = plt.subplots(figsize=(10, 4.2))
-    n = len(series)
-    width = 0.8 / n
-    xs = list(range(len(groups)))
-    top = 1.0
-    marked = False
-    for i, s in enumerate(series):
-        ms, hs, hatch = [], [], []
-        for g in groups:
-            m, h, k = values[s][g].summary()
-            ms.append(m)
-            hs.append(h if not isnan(h) and not values[s][g].exact else 0.0)
-            hatch.append(values[s][g].exact)
-            if not isnan(m):
-                top = max(top, m + (0 if isnan(h) else h))
-        pos = [x + (i - (n - 1) / 2) * width for x in xs]
-        b = ax.bar(pos, ms, width, label=(labels or {}).get(s, s), color=f"C{i}")
-        for rect, hz in zip(b, hatch):
-            if hz:
-                rect.set_hatch("///")
-                rect.set_edgecolor("white")
-        ax.errorbar([p for p, h in zip(pos, hs) if h > 0], [m for m, h in zip(ms, hs) if h > 0],
-                    yerr=[h for h in hs if h > 0], fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        pv = (paper or {}).get(s, {})
-        if pv:
-            ys = [pv.get(g) for g in groups]
-            if V.paper_marks(ax, pos, ys, label="_nolegend_" if marked else PAPER_MARK) is not None:
-                marked = True
-            top = max([top] + [y for y in ys if y is not None])
-    ax.set_xticks(xs)
-    ax.set_xticklabels(groups)
-    if baseline is not None:
-        ax.axhline(baseline, color="black", linewidth=0.8)
-    ax.set_ylim(0, top * 1.3)    # room for the legend
-    ax.set_ylabel(ylabel)
-    ax.set_title(title + "\n" + EXACT_NOTE, fontsize=9)
-    h, l = ax.get_legend_handles_labels()
-    h.append(Patch(facecolor="grey", hatch="///", edgecolor="white"))
-    l.append("seed-independent")
-    ax.legend(h, l, ncol=min(n + 1, 7), fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def table(groups, series, values, first="workload", labels=None, nd=2):
-    L = [f"| {first} | " + " | ".join((labels or {}).get(s, s) for s in series) + " |",
-         "|---|" + "---|" * len(series)]
-    for g in groups:
-        L.append(f"| {g} | " + " | ".join(cell(values[s][g], nd) for s in series) + " |")
-    return L
+    """FL.bars as the SBRP figures draw them: linear, exact cells hatched (no error bar), the paper's
+    numbers (paper: {series: {group: number}}) as red diamonds inside the y range, EXACT_NOTE below the title."""
+    FL.bars(plt, path, title, ylabel, groups, series, values, labels=labels, baseline=baseline, log=False, paper=paper,
+            paper_label=PAPER_MARK, figsize=(10, 4.2), exact_label="seed-independent", zero_caps=False,
+            paper_in_ylim=True, shade_means=False, rotate=False, headroom=1.3, caption=EXACT_NOTE,
+            legend=dict(ncol=min(len(series) + 1, 7), fontsize=8, loc="upper left"), dpi=120)
 
 
 # --------------------------------------------------------------------------------------------
 # Figures. Each returns per-seed values (PS) for the README.
 
-# The paper's numbers over epoch-far that Figure 6's bars can carry (section 7.2 text; cited data,
-# drawn as markers, never used by the simulator): averages (geomean bars) and the per-workload values
-# it states for SBRP-far; GPM's bar is the inverse of "epoch-far over GPM, 1.06".
-PAPER_F6 = {"sbrp-far": {"geomean": 1.14, "reduction": 1.90, "srad": 1.03, "scan": 1.065},
-            "epoch-near": {"geomean": 2.16}, "gpm-far": {"geomean": 1 / 1.06}}
+PAPER_F6 = FL.SBRP_PAPER_F6   # the paper's numbers over epoch-far that Figure 6's bars can carry
 F6_SYSTEMS = [("gpm-far", "gpm", "far"), ("epoch-far", "epoch", "far"), ("epoch-near", "epoch", "near"),
               ("sbrp-far", "sbrp", "far"), ("sbrp-near", "sbrp", "near")]
 
@@ -645,24 +535,16 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_sbrp, check, ti
     nruns = len(allrows)
     gits = [r.get("persim_git", "") for r in allrows]
     old = sum(1 for g in gits if not g)
-    L = []
+    L = FL.readme_head(
+        "SBRP evaluation (ASPLOS'23, Figures 6-11) reproduced with persim",
+        V.provenance_line("make figures", runs_from=gits) +
+        (f" {old} of the {nruns} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
+         "1b934f4 and not rerun since; `make figures-plot` redraws from them)." if old else ""),
+        C.headlines(),
+        intro="Section 7.2's averages and the abstract's maximum on persim's own PM-far (PCIe, `persist.window` = 6), "
+        "and Figure 11's recovery average; sorted by |effect - 1|, the largest gap first. Every claim is in the full "
+        "table below.")
     A = L.append
-    A("# SBRP evaluation (ASPLOS'23, Figures 6-11) reproduced with persim")
-    A("")
-    A(V.provenance_line("make figures", runs_from=gits) +
-      (f" {old} of the {nruns} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
-       "1b934f4 and not rerun since; `make figures-plot` redraws from them)." if old else ""))
-    A("")
-    A("## Headline claims")
-    A("")
-    A("Section 7.2's averages and the abstract's maximum on persim's own PM-far (PCIe, `persist.window` = 6), and "
-      "Figure 11's recovery average; sorted by |effect - 1|, the largest gap first. Every claim is in the full "
-      "table below.")
-    A("")
-    A(C.headlines())
-    A("")
-    A(V.rule_text())
-    A("")
     if wf:
         gm, per = wf
         far, near = gm["sbrp-far / epoch-far"], gm["sbrp-near / epoch-near"]
@@ -845,8 +727,7 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_sbrp, check, ti
     A("")
     A(NOTES["fig11"])
     A("")
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L))
+    FL.write_readme(out, L, end="")
     return C
 
 
@@ -1044,19 +925,14 @@ def main():
     f11 = fig11(a.out, a.out, plt, a.persim, not a.no_run and (not a.only or "fig11" in a.only), a.jobs)
     wf = window_far(a.out, a.out, plt, ns6) if os.path.exists(os.path.join(a.out, "window_far", "sweep.csv")) else None
     total = time.time() - t0
-    tfile = os.path.join(a.out, "timing.json")
-    if not a.no_run and a.force:     # a full regeneration (resumed sweeps would understate it)
-        json.dump({"wall_s": round(total, 1), "sweeps_s": round(run_s, 1), "jobs": a.jobs, "force": a.force,
-                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
-    try:
-        t = json.load(open(tfile))
-        timing = (f"The last full regeneration (`make figures`{' FORCE=1' if t.get('force') else ''}, -j {t['jobs']}, "
-                  f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a "
-                  "2-core machine shared with other jobs. For comparison, the one-seed evaluation before issue 12 "
-                  "(210 runs) took 4.6 min as recorded then, and 5.2 min when rerun on the same machine just before "
-                  "the regeneration above (2026-11-24).")
-    except (OSError, ValueError, KeyError):
-        timing = ""
+    # a full regeneration (resumed sweeps would understate it)
+    timing = FL.timing_text(a.out, not a.no_run and a.force, lambda t: (
+        f"The last full regeneration (`make figures`{' FORCE=1' if t.get('force') else ''}, -j {t['jobs']}, "
+        f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a "
+        "2-core machine shared with other jobs. For comparison, the one-seed evaluation before issue 12 "
+        "(210 runs) took 4.6 min as recorded then, and 5.2 min when rerun on the same machine just before "
+        "the regeneration above (2026-11-24)."),
+        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force)
     C = readme(a.out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_s, check, timing, wf)
     print(f"SBRP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {a.out}/fig*.csv, fig*.png, README.md")
     print(f"  verdicts: {C.summary()}")

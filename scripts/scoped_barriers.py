@@ -14,14 +14,14 @@ import csv
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
-from verdict import PS, lift, ratio  # noqa: E402
+from verdict import PS, ratio  # noqa: E402
+import figlib as FL  # noqa: E402
 
 SPECS = {"fig5": ["fig5"], "fig6": ["fig5", "fig6"], "fig7": ["fig5", "fig7"], "table3": ["fig5"],
          "logging": ["fig5", "logging"], "wgs": ["fig5", "wgs"], "markers": ["fig5", "markers"]}
@@ -41,8 +41,7 @@ NAN = float("nan")
 PIPE = "†"    # marks results that use the pipelined L2 FIFO, a variant persim added
 
 
-def isnan(x):
-    return x is None or (isinstance(x, float) and math.isnan(x))
+isnan = FL.isnan
 
 
 def read_sweep(res, spec):
@@ -63,8 +62,7 @@ def ns(rows, **kv):
 
 
 def cell(ps, nd=3):
-    m, h, n = ps.summary()
-    return V.fmt_ci(m, h, n, nd)
+    return FL.cell(ps, nd)
 
 
 def pct(ps):
@@ -80,19 +78,8 @@ def x2(ps):
 
 
 def write_csv(path, first, groups, series, values, extra=None):
-    """Per group: every series' mean and 95% CI half-width over the seeds, and the seed count."""
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow([first] + (list(extra[0]) if extra else []) +
-                   [c for s in series for c in (s.replace(" ", "_"), s.replace(" ", "_") + "_ci95")] + ["seeds"])
-        for i, g in enumerate(groups):
-            row, nmax = [g] + (list(extra[1][i]) if extra else []), 0
-            for s in series:
-                m, h, n = values[s][g].summary()
-                row += [V.fmt(m, 4), V.fmt(h, 4)]
-                nmax = max(nmax, n)
-            row.append(nmax)
-            w.writerow(row)
+    """FL.write_csv with a series' spaces as underscores in the column names."""
+    FL.write_csv(path, first, groups, series, values, extra, name=lambda s: s.replace(" ", "_"))
 
 
 def tree_mb(keys):
@@ -110,57 +97,18 @@ def stats(res, spec, row):
         return json.load(f)
 
 
-def plt_or_none():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        return plt
-    except ImportError:
-        print("scoped_barriers: matplotlib missing, no PNGs", file=sys.stderr)
-        return None
-
-
-def nseeds(values):
-    """The number of seeds behind a figure's values (the most of any cell)."""
-    return max((p.summary()[2] for d in values.values() for p in d.values()), default=0)
+nseeds = FL.nseeds
 
 
 def bars(plt, path, title, xlabel, groups, series, values, ylabel="normalized execution time", paper=None,
          paper_label="paper's value (section 7.2)"):
-    """values[s][g]: PS; bars at the mean with the 95% CI over seeds as error bars. paper: {series:
-    {group: the paper's number}}, drawn as red diamonds on those bars."""
-    if plt is None:
-        return
-    fig, ax = plt.subplots(figsize=(9, 4.2))
-    n = len(series)
-    w = 0.8 / n
-    top = 1.0
-    marked = False
-    for i, s in enumerate(series):
-        sm = [values[s][g].summary() for g in groups]
-        pos = [x + (i - (n - 1) / 2) * w for x in range(len(groups))]
-        ax.bar(pos, [x[0] for x in sm], w, label=s)
-        e = [(p, x) for p, x in zip(pos, sm) if not isnan(x[1]) and x[1] > 0]
-        ax.errorbar([p for p, _ in e], [x[0] for _, x in e], yerr=[x[1] for _, x in e], fmt="none",
-                    ecolor="black", elinewidth=1, capsize=2)
-        top = max([top] + [x[0] + (0 if isnan(x[1]) else x[1]) for x in sm if not isnan(x[0])])
-        pv = (paper or {}).get(s, {})
-        if pv and V.paper_marks(ax, pos, [pv.get(g) for g in groups],
-                                label="_nolegend_" if marked else paper_label) is not None:
-            marked = True
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_ylim(0, top * 1.3)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title + "\n" + V.seeds_text(nseeds(values), exact_note=False) + "; " + PIPE +
-                 " pipelined L2 = persim's variant, not in the paper", fontsize=9)
-    ax.legend(fontsize=8, ncol=2, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    """FL.bars as these figures draw them: values[s][g] (PS) at the mean with the 95% CI over seeds as
+    error bars, linear; paper: {series: {group: the paper's number}}, drawn as red diamonds on those bars."""
+    FL.bars(plt, path, title, ylabel, groups, series, values, log=False, paper=paper, paper_label=paper_label,
+            figsize=(9, 4.2), xlabel=xlabel, zero_caps=False, shade_means=False, rotate=False, headroom=1.3,
+            caption=V.seeds_text(nseeds(values), exact_note=False) + "; " + PIPE +
+            " pipelined L2 = persim's variant, not in the paper", legend=dict(fontsize=8, ncol=2, loc="upper left"),
+            dpi=120)
 
 
 def series_name(wl, var):
@@ -168,10 +116,7 @@ def series_name(wl, var):
 
 
 def table_md(first, groups, series, values, nd=3):
-    L = [f"| {first} | " + " | ".join(series) + " |", "|---" * (1 + len(series)) + "|"]
-    for g in groups:
-        L.append(f"| {g} | " + " | ".join(cell(values[s][g], nd) for s in series) + " |")
-    return L
+    return FL.table(groups, series, values, first=first, nd=nd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,9 +383,7 @@ def logging_cost(res, out):
 # ---------------------------------------------------------------------------------------------
 # Claims (section 7.2 of the paper) and their verdicts.
 
-def gm(pss):
-    return lift(lambda *xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if all(not isnan(x) and x > 0 for x in xs) else NAN,
-                *pss)
+gm = FL.gmean   # seed by seed geomean (times and their ratios are positive)
 
 
 def build_claims(f5, f6, f7, t3):
@@ -505,18 +448,15 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
     gits = [r.get("persim_git", "") for sp in ("fig5", "fig6", "fig7", "logging", "wgs", "markers")
             for r in read_sweep(out, sp)]
     old = sum(1 for g in gits if not g)
-    L = []
-    L.append("# Scoped persist barriers with NVW-FIFOs: persim beside the paper\n")
-    L.append(V.provenance_line("make scoped-barriers", runs_from=gits) +
-             (f" {old} of the {len(gits)} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
-              "1b934f4 and not rerun since)." if old else "") + "\n")
-    L.append("## Headline claims\n")
-    L.append("Section 7.2's overheads of the two scopes with the L2 NVW-FIFO as section 6.1 describes it, and two rows of "
-             "Table 3 (the leaves, and Leaf - 2, where persim's Algorithm 2 switches to kernel scope); sorted by "
-             "|effect - 1|, the largest gap first. Every claim, with persim's pipelined variant, is in the full table "
-             "below.\n")
-    L.append(C.headlines(nd=3) + "\n")
-    L.append(V.rule_text() + "\n")
+    L = ["\n".join(FL.readme_head(
+        "Scoped persist barriers with NVW-FIFOs: persim beside the paper",
+        V.provenance_line("make scoped-barriers", runs_from=gits) +
+        (f" {old} of the {len(gits)} runs predate the `persim_git` column of sweep.csv (sweeps run before commit "
+         "1b934f4 and not rerun since)." if old else ""), C.headlines(nd=3),
+        intro="Section 7.2's overheads of the two scopes with the L2 NVW-FIFO as section 6.1 describes it, and two "
+        "rows of Table 3 (the leaves, and Leaf - 2, where persim's Algorithm 2 switches to kernel scope); sorted by "
+        "|effect - 1|, the largest gap first. Every claim, with persim's pipelined variant, is in the full table "
+        "below."))]
     if wg or mk:
         L.append(sensitivity(wg, mk, t3) + "\n")
     L.append("## How these numbers were made\n")
@@ -558,27 +498,22 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
              f"{plain.summary()}; with persim's pipelined L2 FIFO ({PIPE}): {pipe.summary()}. Why persim differs is "
              "explained below the figures, by hand. The verdict rule is above.\n")
     L.append(C.table(nd=3, sort=True) + "\n")
-    if f5:
-        vals, groups = f5
-        L.append("## Figure 5: execution time normalized to DRAM-only\n")
-        L.extend(table_md("tree", groups, list(vals), vals))
-        L.append("\nPaper (section 7.2.1): workgroup scope about 8-10% overhead across sizes and flat; kernel scope "
-                 "about 25% and growing with the tree size.\n")
-        L.append("![fig5](fig5.png)\n")
-    if f6:
-        vals, groups = f6
-        L.append("## Figure 6: NVRAM write latency (1M-key tree)\n")
-        L.extend(table_md("NVRAM R/W", groups, list(vals), vals))
-        L.append("\nPaper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
-                 "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.\n")
-        L.append("![fig6](fig6.png)\n")
-    if f7:
-        vals, fifos = f7
-        L.append("## Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)\n")
-        L.extend(table_md("L1/L2 entries", fifos, list(vals), vals))
-        L.append("\nPaper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
-                 "smaller sizes show little or no improvement, so 16/64 is the default.\n")
-        L.append("![fig7](fig7.png)\n")
+    for fv, head, first, paper, png in (
+            (f5, "Figure 5: execution time normalized to DRAM-only", "tree",
+             "Paper (section 7.2.1): workgroup scope about 8-10% overhead across sizes and flat; kernel scope "
+             "about 25% and growing with the tree size.", "fig5"),
+            (f6, "Figure 6: NVRAM write latency (1M-key tree)", "NVRAM R/W",
+             "Paper (section 7.2.2): workgroup-scope overhead grows with the write latency, stays around 20% "
+             "up to 500 ns and rises sharply at 1000 ns; kernel scope shows the same trend, larger.", "fig6"),
+            (f7, "Figure 7: L1/L2 NVW-FIFO entries (1M-key tree)", "L1/L2 entries",
+             "Paper (section 7.2.3): the overhead drops only marginally with very large FIFOs (256/1024); "
+             "smaller sizes show little or no improvement, so 16/64 is the default.", "fig7")):
+        if fv:
+            vals, groups = fv
+            L.append(f"## {head}\n")
+            L.extend(table_md(first, groups, list(vals), vals))
+            L.append(f"\n{paper}\n")
+            L.append(f"![{png}]({png}.png)\n")
     if t3:
         L.append("## Table 3: NV writes each barrier has to persist, per tree level (1M-key tree: 11.6 MB, about 13 MB "
                  "after the inserts; the paper's tree is 13.17 MB)\n")
@@ -619,8 +554,7 @@ entry (three NV lines besides its own two) and waits for one NVRAM write, while 
 keep the CUs busy.
 """)
     L.append(analysis(f5, f6, f7, t3))
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    FL.write_readme(out, L)
     return C
 
 
@@ -842,7 +776,7 @@ def main():
                     specs.append(s)
         run_sweeps(args, specs)
     os.makedirs(args.out, exist_ok=True)
-    plt = plt_or_none()
+    plt = FL.plt_or_none("scoped_barriers: matplotlib missing, no PNGs")
     have = lambda s: os.path.exists(os.path.join(args.out, s, "sweep.csv"))
     f5 = fig5(args.out, args.out, plt) if have("fig5") else None
     f6 = fig6(args.out, args.out, plt) if have("fig6") and have("fig5") else None
@@ -851,18 +785,11 @@ def main():
     lg = logging_cost(args.out, args.out) if f5 and have("logging") else None
     wg = wgs_study(args.out, args.out, plt, f5) if f5 and have("wgs") else None
     mk = markers_study(args.out, args.out, plt) if f5 and have("markers") else None
-    tfile = os.path.join(args.out, "timing.json")
-    if not args.no_run and args.only == "all" and args.force:   # a full regeneration only
-        json.dump({"wall_s": round(time.time() - t0, 1), "jobs": args.jobs, "force": args.force,
-                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, open(tfile, "w"))
-    try:
-        t = json.load(open(tfile))
-        timing = (f"The last full regeneration (`make scoped-barriers`{' SB_FORCE=1' if t.get('force') else ''}, "
-                  f"-j {t['jobs']}, {t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with "
-                  "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
-                  "the same day.")
-    except (OSError, ValueError, KeyError):
-        timing = ""
+    timing = FL.timing_text(args.out, not args.no_run and args.only == "all" and args.force, lambda t: (  # a full one
+        f"The last full regeneration (`make scoped-barriers`{' SB_FORCE=1' if t.get('force') else ''}, "
+        f"-j {t['jobs']}, {t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with "
+        "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
+        "the same day."), wall_s=round(time.time() - t0, 1), jobs=args.jobs, force=args.force)
     C = readme(args.out, f5, f6, f7, t3, lg, timing, wg, mk)
     print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs/PNGs ({time.time() - t0:.1f} s); verdicts: {C.summary()}")
 

@@ -1247,6 +1247,42 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Recovery step 1 (bt_recover): the log entries of epochs the epoch status table (est) does not mark
+ * complete are restored into `work`, oldest first, and the recovery kernel that does so is emitted. */
+static int bt_rollback(const bt_ctx *c, const mem_image *durable, mem_image *work, const uint64_t *est, bt_undo *un,
+                       persim_prog *p, const wl_range rg[5], char *err, size_t errlen)
+{
+    const uint32_t H0 = c->height0;
+    const uint64_t nslots = (uint64_t)c->nwx * 2 * c->maxt;
+    size_t nu = 0;
+    for (uint64_t sl = 0; sl < nslots; sl++) {
+        const uint64_t at = c->log + sl * BT_LOGENT;
+        const uint64_t tag = mem_read_u64(durable, at + BT_NODE);
+        const uint32_t ep = (uint32_t)tag, node = (uint32_t)(tag >> 32), gw = (uint32_t)(sl / (2ull * c->maxt));
+        if (ep == 0) continue;
+        if (ep > H0 || node >= c->cap || (ep & 1) != (sl / c->maxt) % 2 || bt_est_index(c, gw, ep) == BT_NONE) {
+            wl_err(err, errlen, "%s recover: log entry %llu names epoch %u node %u (not an entry of this program)", c->name,
+                   (unsigned long long)sl, ep, node);
+            return -1;
+        }
+        if (ep <= est[bt_est_index(c, gw, ep)]) continue;     /* its epoch completed */
+        un[nu++] = (bt_undo){ep, node, at};
+    }
+    qsort(un, nu, sizeof *un, cmp_undo);
+    for (size_t i = 0; i < nu; i++) {
+        uint8_t old[BT_NODE];
+        mem_read(durable, un[i].at, old, BT_NODE);
+        mem_write(work, c->pool + (uint64_t)un[i].node * BT_NODE, old, BT_NODE);
+    }
+    /* the recovery kernel reads the epoch status table and the undo log, then restores */
+    const wl_range reads[2] = { { c->est, (uint64_t)c->nest * 8 }, { c->log, nslots * BT_LOGENT } };
+    if (wl_emit_recovery(p, "btree_recover_rollback", reads, 2, durable, work, NULL, rg, 5) != 0) {
+        wl_err(err, errlen, "%s recover: out of memory", c->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Undo-log recovery (section 8.3). Reads the epoch status table; every log entry whose epoch the
  * EST does not mark complete (for the wavefront that wrote it) is rolled back, newest epoch first
  * (recovery kernel "btree_recover_rollback": it loads the status table and the log, then
@@ -1292,34 +1328,7 @@ static int bt_recover(const void *vc, const mem_image *durable, persim_prog *p, 
         }
 
     /* 1. roll back the partially persisted epochs */
-    size_t nu = 0;
-    for (uint64_t sl = 0; sl < nslots; sl++) {
-        const uint64_t at = c->log + sl * BT_LOGENT;
-        const uint64_t tag = mem_read_u64(durable, at + BT_NODE);
-        const uint32_t ep = (uint32_t)tag, node = (uint32_t)(tag >> 32), gw = (uint32_t)(sl / (2ull * c->maxt));
-        if (ep == 0) continue;
-        if (ep > H0 || node >= c->cap || (ep & 1) != (sl / c->maxt) % 2 || bt_est_index(c, gw, ep) == BT_NONE) {
-            wl_err(err, errlen, "%s recover: log entry %llu names epoch %u node %u (not an entry of this program)", c->name,
-                   (unsigned long long)sl, ep, node);
-            goto out;
-        }
-        if (ep <= est[bt_est_index(c, gw, ep)]) continue;     /* its epoch completed */
-        un[nu++] = (bt_undo){ep, node, at};
-    }
-    qsort(un, nu, sizeof *un, cmp_undo);
-    for (size_t i = 0; i < nu; i++) {
-        uint8_t old[BT_NODE];
-        mem_read(durable, un[i].at, old, BT_NODE);
-        mem_write(work, c->pool + (uint64_t)un[i].node * BT_NODE, old, BT_NODE);
-    }
-    {
-        /* the recovery kernel reads the epoch status table and the undo log, then restores */
-        const wl_range reads[2] = { { c->est, (uint64_t)c->nest * 8 }, { c->log, nslots * BT_LOGENT } };
-        if (wl_emit_recovery(p, "btree_recover_rollback", reads, 2, durable, work, NULL, rg, 5) != 0) {
-            wl_err(err, errlen, "%s recover: out of memory", c->name);
-            goto out;
-        }
-    }
+    if (bt_rollback(c, durable, work, est, un, p, rg, err, errlen) != 0) goto out;
 
     /* 2. the tree of the completed epochs: from the header, then the pending items */
     W.img = work;

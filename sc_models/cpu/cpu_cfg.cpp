@@ -1,5 +1,6 @@
 #include "cpu_cfg.h"
 #include "cores_util.h"
+#include "mem_ctrl.h"
 #include <cmath>
 
 namespace persim {
@@ -20,11 +21,11 @@ CpuCfg CpuCfg::from(const Config &c)
     k.sb_entries = (uint32_t)c.i("cpu.sb_entries");
     k.spin_ps = ns_to_ps(c.f("cpu.spin_ns"));
     const uint32_t lb = k.sys.line_bytes;
-    k.l1 = cache_cfg{(uint64_t)c.i("l1.size_kb") * 1024, lb, (uint32_t)c.i("l1.assoc"), 1};
-    k.l2 = cache_cfg{(uint64_t)c.i("l2.size_kb") * 1024, lb, (uint32_t)c.i("l2.assoc"), 1};
+    k.l1 = cache_cfg{k.sys.l1_size_bytes, lb, k.sys.l1_assoc, 1};
+    k.l2 = cache_cfg{k.sys.l2_size_bytes, lb, k.sys.l2_assoc, 1};
     k.dram_cache = cache_cfg{(uint64_t)c.i("cpu.dram_cache_mb") << 20, lb, 1, 1};
-    k.l1_hit_ps = (uint64_t)c.i("l1.hit_latency_cycles") * k.period_ps;
-    k.l2_hit_ps = (uint64_t)c.i("l2.hit_latency_cycles") * k.period_ps;
+    k.l1_hit_ps = (uint64_t)k.sys.l1_hit_cycles * k.period_ps;
+    k.l2_hit_ps = (uint64_t)k.sys.l2_hit_cycles * k.period_ps;
     k.l1_busy_ps = (uint64_t)c.i("cpu.l1_busy_cycles") * k.period_ps;
     k.l2_busy_ps = (uint64_t)c.i("cpu.l2_busy_cycles") * k.period_ps;
     k.use_dram_cache = c.b("cpu.dram_cache");
@@ -38,7 +39,7 @@ CpuCfg CpuCfg::from(const Config &c)
     k.victim_policy = k.victim_policy_name == "full" ? VictimPolicy::FULL
                     : k.victim_policy_name == "half" ? VictimPolicy::HALF
                     : k.victim_policy_name == "zero" ? VictimPolicy::ZERO : VictimPolicy::NONE;
-    const uint32_t wpq = (uint32_t)c.i("nvm.wpq_entries");
+    const uint32_t wpq = MemCtrlCfg::nvm(c).wpq_entries;     // the controllers' keys are theirs
     uint32_t th = (uint32_t)c.i("regions.store_threshold");
     if (th == 0) th = wpq / 2;
     if (th < 2)

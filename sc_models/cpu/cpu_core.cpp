@@ -2,65 +2,30 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
-#include "cpu_system.h"
+#include "write_queue.h"
 
 namespace persim {
 using namespace sc_core;
 
 namespace {
-constexpr int kWaits = 9;
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 }
 
-CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, const CpuModel &m, CpuSystem &sys,
-                 std::shared_ptr<L1Port> l1, bool remote)
-    : sc_module(n), l2_isock("l2_isock"), id_(id), remote_(remote),
-      requester_(remote ? kRemoteRequester + (int)(id - c.cores) : (int)id), cfg_(c), model_(m), sys_(sys),
-      l1_(std::move(l1)), lb_(c.sys.line_bytes)
+CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, CpuPersistence &persistence, PmControllers &pm,
+                 CpuCoreHost &sys, std::shared_ptr<L1Port> l1, bool remote)
+    : sc_module(n), l2_isock("l2_isock"), id_(id), remote_(remote), cfg_(c), sys_(sys), l1_(std::move(l1)),
+      lb_(c.sys.line_bytes)
 {
-    link_cfg lc{};
-    lc.latency_ps = c.path_latency_ps;
-    lc.gbps = c.path_gbps;
-    lc.header_bytes = c.path_header;
-    lc.max_payload = 0;
-    if (link_init(&link_, &lc) != 0) throw ConfigError("persist_path.*: invalid persist path (latency, bandwidth)");
-    if (remote) {       // the RDMA network in front of the remote persist buffer (BROI V, Figure 8)
-        link_cfg nc = lc;
-        nc.latency_ps = c.rdma_latency_ps;
-        nc.gbps = c.rdma_gbps;
-        if (link_init(&net_, &nc) != 0) throw ConfigError("rdma.*: invalid RDMA network (latency, bandwidth)");
-    }
-    const fe_buf_cfg fc{c.fe_entries, lb_};
-    fe_mem_.resize((fe_buf_bytes(&fc) + 7) / 8 + 1);
-    if (fe_buf_init(fe_mem_.data(), &fc) != 0)
-        throw ConfigError("persist_path.fe_entries: invalid front-end buffer (1..4096 entries, l1.line_bytes 8..128)");
-    fe_ = reinterpret_cast<fe_buf *>(fe_mem_.data());
-    if (m.barriers) {       // BROI: the persist buffer instead of the front-end buffer
-        const pbuf_cfg pc{c.fe_entries, lb_, c.pb_coalesce ? 1u : 0u, m.deps ? 0u : 1u};
-        pb_mem_.resize((pbuf_bytes(&pc) + 7) / 8 + 1);
-        if (pbuf_init(pb_mem_.data(), &pc) != 0)
-            throw ConfigError("persist_path.fe_entries: invalid persist buffer (1..64 entries, l1.line_bytes 8..128)");
-        pb_ = reinterpret_cast<persist_buf *>(pb_mem_.data());
-    }
     SC_METHOD(step);
     sensitive << ev_;
     dont_initialize();
-    SC_METHOD(path_step);
-    sensitive << path_ev_;
-    dont_initialize();
-    SC_METHOD(deliver_step);
-    sensitive << deliver_ev_;
-    dont_initialize();
-    SC_METHOD(ack_step);
-    sensitive << ack_ev_;
-    dont_initialize();
+    const int requester = remote ? kRemoteRequester + (int)(id - c.cores) : (int)id;
+    path_ = persistence.make_path(CpuPathSite{"path", id, remote, requester, this}, pm);
 }
 
-const char *CpuCore::wait_name(Wait w) const
+void CpuCore::wake_if(uint32_t waits, uint64_t at)
 {
-    static const char *const n[kWaits] = {"none", "loads", "store buffer", "front-end buffer full",
-                                          "region durable", "lock", "barrier", "victim", "persist ACK"};
-    return n[(int)w];
+    if (waits & wait_bit(wait_)) ev_.notify(at > now_ps() ? ps(at - now_ps()) : SC_ZERO_TIME);
 }
 
 void CpuCore::start(uint64_t begin, uint64_t end, uint32_t thread)
@@ -71,14 +36,13 @@ void CpuCore::start(uint64_t begin, uint64_t end, uint32_t thread)
     thread_ = thread;
     region_plan_free(&plan_);
     next_bd_ = 0;
-    if (model_.regions && region_form(sys_.prog(), begin, end, &cfg_.regions, &plan_) != 0)
-        throw ConfigError("region formation failed (regions.* keys)");
+    path_->plan(sys_.prog(), begin, end, &plan_);
     running_ = true;
     t_ = std::max(t_, now_ps());
     ev_.notify(SC_ZERO_TIME);
 }
 
-void CpuCore::stall(Wait w, uint64_t until)
+void CpuCore::stall(CpuWait w, uint64_t until)
 {
     const uint64_t now = now_ps();
     wait_ = w;
@@ -91,9 +55,9 @@ void CpuCore::step()
 {
     if (!running_ || off_) return;
     const uint64_t now = now_ps();
-    if (wait_ != Wait::NONE) {
+    if (wait_ != CpuWait::NONE) {
         st_.wait_ps[(int)wait_] += now - wait_since_;
-        wait_ = Wait::NONE;
+        wait_ = CpuWait::NONE;
     }
     t_ = std::max(t_, now);
     for (;;) {
@@ -101,30 +65,16 @@ void CpuCore::step()
             ev_.notify(ps(t_ - now));
             return;
         }
-        if (model_.at_boundary == CpuModel::AtBoundary::CORE_WAITS && last_closed_ >= 0 &&
-            !sys_.book().durable((uint64_t)last_closed_)) {
-            stall(Wait::REGION, UINT64_MAX);          // PPA: wait at the region end (woken by acks)
+        PathStall hold;
+        if (!path_->may_go(pc_ == end_, now, &hold)) {      // PPA's wait at a region end; RDMA's persist ACK
+            stall(hold);
             return;
         }
         if (bd_active_) {
             if (!boundary_store(t_)) return;
             continue;
         }
-        if (remote_ && (sync_wait_seq_ >= 0 || pc_ == end_)) {
-            // rdma: sync waits for each rdma_pwrite's persist ACK; bsp checks once, at the end; an
-            // ACK is back at the client one network latency after the controller gave it (ack_step)
-            const uint64_t live = pb_live_min();
-            if (sync_wait_seq_ >= 0 ? live <= (uint64_t)sync_wait_seq_ : live != UINT64_MAX) {
-                stall(Wait::PERSIST_ACK, UINT64_MAX);
-                return;
-            }
-            if (ack_back_at_ > now) {
-                stall(Wait::PERSIST_ACK, ack_back_at_);
-                return;
-            }
-            sync_wait_seq_ = -1;
-        }
-        if (model_.regions && next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
+        if (next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
             bd_active_ = true;
             bd_left_ = plan_.b[next_bd_].ckpt + 1;
             continue;
@@ -136,57 +86,6 @@ void CpuCore::step()
         if (!exec(ops_[pc_], t_)) return;
         ++pc_;
     }
-}
-
-bool CpuCore::fe_room(uint64_t t)
-{
-    if (pb_) return !pbuf_full(pb_);          // acknowledgements reach the persist buffer in ack_step
-    fe_frees_.pop_due(t, [&](uint64_t seq) { fe_buf_ack(fe_, seq); });
-    return !fe_buf_full(fe_);
-}
-
-void CpuCore::fe_free(uint64_t wid, uint64_t at)
-{
-    auto it = outstanding_.find(wid);
-    if (it == outstanding_.end() || it->second.freed) return;
-    it->second.freed = true;
-    const uint64_t ft = std::max(at, now_ps()) + cfg_.path_latency_ps;   // the ACK travels back to the buffer
-    fe_frees_.push(it->second.seq, ft, it->second.seq);
-    if (pb_) ack_ev_.notify(ps(ft - now_ps()));
-    else if (wait_ == Wait::FE_FULL || wait_ == Wait::VICTIM) ev_.notify(ps(ft - now_ps()));
-}
-
-// BROI: the controller's acknowledgements reach the persist buffer (one path latency after the
-// write completed): the entries leave, and the other buffers' dependencies on them resolve.
-void CpuCore::ack_step()
-{
-    if (off_) return;
-    const uint64_t now = now_ps();
-    bool any = false;
-    fe_frees_.pop_due(now, [&](uint64_t seq) {
-        pbuf_ack(pb_, seq);
-        any = true;
-    });
-    if (any) {
-        if (remote_) ack_back_at_ = now + cfg_.rdma_latency_ps;     // the NIC sends the persist ACK back
-        sys_.persist_acked(id_);
-        if (wait_ == Wait::FE_FULL || wait_ == Wait::PERSIST_ACK) ev_.notify(SC_ZERO_TIME);
-    }
-    if (!fe_frees_.empty()) ack_ev_.notify(ps(fe_frees_.next_at() - now));
-}
-
-void CpuCore::on_late_accept(uint64_t token, uint64_t at) { fe_free(token, at); }
-
-void CpuCore::on_late_ack(uint64_t token, uint64_t at)
-{
-    auto it = outstanding_.find(token);
-    if (it == outstanding_.end()) return;
-    fe_free(token, at);
-    const uint32_t region = it->second.region;
-    outstanding_.erase(it);
-    if (model_.regions) sys_.book().ack(region, at);
-    if (wait_ == Wait::REGION) ev_.notify(ps(std::max(at, now_ps()) - now_ps()));
-    if (path_hold_region_ >= 0) path_ev_.notify(SC_ZERO_TIME);
 }
 
 int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
@@ -202,19 +101,9 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
         if (write) cache_write(c, idx, 0, nullptr, lb_);
         return (int64_t)(t + cfg_.l1_hit_ps);
     }
-    // Victim: with a persist path, a dirty line with a store still in the front-end buffer must not
-    // leave before it (buffer snooping, IV-G); the policy (cores/fe_buf.h) says how far to look.
-    int32_t v;
-    if (model_.path_bytes && !pb_) {
-        fe_room(t);
-        const int pol = cfg_.victim_policy == VictimPolicy::FULL ? FE_VICTIM_FULL
-                      : cfg_.victim_policy == VictimPolicy::HALF ? FE_VICTIM_HALF
-                      : cfg_.victim_policy == VictimPolicy::ZERO ? FE_VICTIM_ZERO : FE_VICTIM_NONE;
-        v = fe_buf_victim(fe_, c, line, pol, nullptr);
-        if (v < 0) return -1;
-    } else {
-        v = cache_victim(c, line);
-    }
+    // The victim is the path's choice (the region models' buffer snooping, IV-G).
+    const int32_t v = path_->victim(c, line, t);
+    if (v < 0) return -1;
     if (cache_line_present(c, v) && cache_line_dirty(c, v)) {
         ++st_.l1_writebacks;
         line_access(l2_isock, true, cache_line_tag(c, v), lb_, t);
@@ -253,83 +142,28 @@ bool CpuCore::invalidate(uint64_t line)
     return d;
 }
 
-// One store of `bytes` (<= 8, within one 8-byte word or two) at `addr`: store buffer, L1, the
-// functional image, and the persist path. False: the core waits (state recorded by stall()).
-bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint32_t op_id, uint64_t t)
+// One store of `bytes` (<= 8, within one 8-byte word or two) at `addr`: store buffer, the path's
+// room, L1, the functional image, and the persist path. False: the core waits (stall()).
+bool CpuCore::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t)
 {
-    (void)op_id;
     while (!sb_.empty() && sb_.front() <= t) sb_.pop_front();
     if (sb_.size() >= cfg_.sb_entries) {
-        stall(Wait::SB, sb_.front());
+        stall(CpuWait::SB, sb_.front());
         return false;
     }
-    const uint64_t w0 = addr / 8, w1 = (addr + bytes - 1) / 8;
-    if (pb_) {          // room for an entry per cache block the store touches
-        if (cfg_.fe_entries - pbuf_count(pb_) < (uint32_t)((addr + bytes - 1) / lb_ - addr / lb_ + 1)) {
-            stall(Wait::FE_FULL, UINT64_MAX);          // woken by ack_step
-            return false;
-        }
-    } else if (model_.path_bytes) {
-        if (!fe_room(t) || cfg_.fe_entries - fe_buf_count(fe_) < (uint32_t)(w1 - w0 + 1)) {
-            stall(Wait::FE_FULL, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
-            return false;
-        }
-        if (model_.regions && region_ < 0) region_ = (int64_t)sys_.book().take((int)thread_);
+    PathStall s;
+    if (!path_->store_room(addr, bytes, t, &s)) {
+        stall(s);
+        return false;
     }
     const int64_t r = l1_access(addr, true, t);
     if (r < 0) {
-        stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
+        stall(CpuWait::VICTIM, path_->victim_retry_at());
         return false;
     }
     sb_.push_back(std::max<uint64_t>((uint64_t)r, sb_.empty() ? 0 : sb_.back()));
     sys_.functional_store(addr, data, bytes);
-    if (pb_) return pb_store(addr, bytes, data, remote_ ? link_send(&net_, t, bytes) : 0);
-    if (model_.path_bytes) {
-        for (uint64_t w = w0; w <= w1; ++w) {
-            PathItem it{};
-            it.boundary = false;
-            it.word = w;
-            it.region = model_.regions ? (uint32_t)region_ : 0;
-            for (uint32_t b = 0; b < bytes; ++b) {
-                const uint64_t a = addr + b;
-                if (a / 8 != w) continue;
-                it.data[a % 8] = data[b];
-                it.mask |= 1ull << (a % 8);
-            }
-            it.wid = sys_.new_path_write(it.region, w, it.mask, it.data, id_, 0);
-            if (model_.regions) sys_.book().write(it.region);
-            uint64_t d64;
-            std::memcpy(&d64, it.data, 8);
-            fe_buf_push(fe_, w, d64, it.region, &it.seq);      // room checked above
-            path_q_.push_back(it);
-            ++st_.path_writes;
-        }
-        path_ev_.notify(SC_ZERO_TIME);
-    }
-    return true;
-}
-
-// BROI: the store enters the persist buffer (cores/persist_buf decides: a new entry per cache
-// block, or joining an unsent one of the epoch), with the persist-persist dependencies the
-// coherence engine's snoop of the other buffers finds (IV-C 1, Figure 6(b) steps 4-6).
-bool CpuCore::pb_store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t arrive)
-{
-    for (uint64_t ln = addr / lb_; ln <= (addr + bytes - 1) / lb_; ++ln) {
-        const uint64_t a0 = std::max(addr, ln * lb_), a1 = std::min(addr + bytes, (ln + 1) * lb_);
-        const std::vector<pbuf_dep> deps = sys_.snoop(id_, ln);
-        uint64_t eid = 0;
-        const pbuf_result r = pbuf_store(pb_, ln, (uint32_t)(a0 - ln * lb_), (uint32_t)(a1 - a0), data + (a0 - addr),
-                                         deps.data(), (uint32_t)deps.size(), &eid);
-        if (remote_) pb_ready_[eid] = std::max(pb_ready_[eid], arrive);
-        if (r == PBUF_NEW) {
-            static const uint8_t zero[8] = {0};
-            pb_wid_[eid] = sys_.new_path_write(0, ln * lb_ / 8, 0, zero, id_, pbuf_epoch(pb_));
-            ++st_.path_writes;
-        } else if (r != PBUF_COALESCED) {
-            throw std::logic_error("persist buffer refused a store it had room for");
-        }
-    }
-    path_ev_.notify(SC_ZERO_TIME);
+    path_->store(addr, bytes, data, t);
     return true;
 }
 
@@ -338,37 +172,22 @@ bool CpuCore::pb_store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint6
 bool CpuCore::boundary_store(uint64_t t)
 {
     const bool pc = bd_left_ == 1;
-    const uint64_t slot = pc ? 63 : (uint64_t)(plan_.b[next_bd_].ckpt - bd_left_ + 1);
-    const uint64_t addr = sys_.checkpoint_base() + (uint64_t)thread_ * 512 + slot * 8;
-    uint64_t v = (uint64_t)(region_ < 0 ? 0 : region_) << 8 | slot;
+    uint64_t addr = 0, v = 0;
+    path_->checkpoint(pc ? kPcSlot : plan_.b[next_bd_].ckpt - bd_left_ + 1, &addr, &v);
     uint8_t d[8];
     std::memcpy(d, &v, 8);
-    if (!store(addr, 8, d, 0, t)) return false;
+    if (!store(addr, 8, d, t)) return false;
     pc ? ++st_.pc_stores : ++st_.ckpt_stores;
     ++st_.ckpt_instr;
     ++st_.instr;
     t_ = t + cfg_.period_ps / cfg_.width;
     if (--bd_left_ == 0) {
-        end_region(t);
+        ++st_.regions;
+        path_->region_end(t);
         bd_active_ = false;
         ++next_bd_;
     }
     return true;
-}
-
-void CpuCore::end_region(uint64_t t)
-{
-    ++st_.regions;
-    if (region_ >= 0) {
-        PathItem b{};
-        b.boundary = true;
-        b.region = (uint32_t)region_;
-        path_q_.push_back(b);
-        path_ev_.notify(SC_ZERO_TIME);
-        sys_.book().close((uint64_t)region_, t);
-        last_closed_ = region_;
-    }
-    region_ = -1;
 }
 
 bool CpuCore::exec(const persim_op &op, uint64_t t)
@@ -381,7 +200,7 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
     case OPK_LD: {
         while (!loads_.empty() && loads_.top() <= t) loads_.pop();
         if (loads_.size() >= cfg_.max_loads) {
-            stall(Wait::LOADS, loads_.top());
+            stall(CpuWait::LOADS, loads_.top());
             return false;
         }
         uint64_t last = 0;
@@ -390,14 +209,11 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             if (l && a / lb_ == (op.addr + (uint64_t)(l - 1) * op.stride) / lb_) continue;
             const int64_t r = l1_access(a, false, t);
             if (r < 0) {
-                stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
+                stall(CpuWait::VICTIM, path_->victim_retry_at());
                 return false;
             }
             last = std::max(last, (uint64_t)r);
-            if (pb_) {                  // RAW: this thread's next persist follows what it read
-                const std::vector<pbuf_dep> d = sys_.snoop(id_, a / lb_);
-                pbuf_load(pb_, d.data(), (uint32_t)d.size());
-            }
+            path_->load(a / lb_);       // BROI: this thread's next persist follows what it read (RAW)
         }
         loads_.push(last);
         ++st_.loads;
@@ -411,7 +227,7 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             const uint64_t v = op_lane_val(sys_.prog(), &op, l);
             uint8_t d[8];
             std::memcpy(d, &v, 8);
-            if (!store(op.addr + (uint64_t)l * op.stride, op.elem, d, op.id, t)) {
+            if (!store(op.addr + (uint64_t)l * op.stride, op.elem, d, t)) {
                 lane_ = l;
                 return false;
             }
@@ -428,12 +244,12 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
         if (cur != op.val) {
             ++st_.lock_spins;
             sys_.wait_flag(op.addr, this);
-            stall(Wait::LOCK, UINT64_MAX);
+            stall(CpuWait::LOCK, UINT64_MAX);
             return false;
         }
         const int64_t r = l1_access(op.addr, false, t);
         if (r < 0) {
-            stall(Wait::VICTIM, fe_frees_.empty() ? UINT64_MAX : fe_frees_.next_at());
+            stall(CpuWait::VICTIM, path_->victim_retry_at());
             return false;
         }
         ++st_.instr;
@@ -443,7 +259,7 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
     case OPK_RELEASE: {
         uint8_t d[8];
         std::memcpy(d, &op.val, 8);
-        if (!store(op.addr, op.elem, d, op.id, t)) return false;
+        if (!store(op.addr, op.elem, d, t)) return false;
         ++st_.stores;
         ++st_.instr;
         t_ = t + ceil_div(cfg_.period_ps, cfg_.width);
@@ -455,41 +271,26 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
             barrier_waiting_ = true;
         }
         if (!sys_.barrier_passed(barrier_gen_)) {
-            stall(Wait::BARRIER, UINT64_MAX);
+            stall(CpuWait::BARRIER, UINT64_MAX);
             return false;
         }
         barrier_waiting_ = false;
         return true;
-    case OPK_DURABLE:
-        // A durability point: earlier stores durable before the thread goes on. Region models wait
-        // for the last region they ended (the boundary before this op ended it).
-        if (model_.regions && last_closed_ >= 0 && !sys_.book().durable((uint64_t)last_closed_)) {
-            stall(Wait::REGION, UINT64_MAX);
-            return false;
-        }
-        return true;
+    case OPK_DURABLE: {
+        // A durability point: earlier stores durable before the thread goes on (region models: the
+        // last region the thread ended; the boundary before this op ended it).
+        PathStall s;
+        if (path_->durable_point(&s)) return true;
+        stall(s);
+        return false;
+    }
     case OPK_ORDER:
-    case OPK_PBARRIER:
-        if (pb_) {
-            // a persist barrier ends the barrier epoch (BROI IV-A): a fence entry, unless the epoch
-            // is empty (nothing to order)
-            uint64_t fid = 0;
-            const pbuf_result r = pbuf_fence(pb_, &fid);
-            if (r == PBUF_FULL) {
-                stall(Wait::FE_FULL, UINT64_MAX);
-                return false;
-            }
-            if (r == PBUF_NEW) {
-                ++st_.barriers;
-                if (remote_) pb_ready_[fid] = link_send(&net_, t, 8);   // the end of the rdma_pwrite
-                path_ev_.notify(SC_ZERO_TIME);
-            }
-            if (remote_ && cfg_.rdma_sync && pbuf_last_store(pb_) != UINT64_MAX) {
-                sync_wait_seq_ = (int64_t)pbuf_last_store(pb_);   // wait for this rdma_pwrite's persist ACK
-                ++st_.sync_waits;
-            }
-        }
-        return true;
+    case OPK_PBARRIER: {
+        PathStall s;          // BROI: the end of a barrier epoch
+        if (path_->order(t, &s)) return true;
+        stall(s);
+        return false;
+    }
     default:          // require, mark: boundaries come from the region plan
         return true;
     }
@@ -506,144 +307,7 @@ void CpuCore::power_off()
 {
     off_ = true;
     running_ = false;
-    path_q_.clear();          // the front-end buffer and the path are volatile
-    flight_.clear();
-}
-
-void CpuCore::path_step()
-{
-    if (off_) return;
-    const uint64_t now = now_ps();
-    if (pb_) {
-        path_step_pb(now);
-        return;
-    }
-    while (!path_q_.empty()) {
-        PathItem &it = path_q_.front();
-        // Capri with several controllers: the next region's stores wait until the previous one drained.
-        if (!it.boundary && model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS && path_hold_region_ >= 0) {
-            if (!sys_.book().durable((uint64_t)path_hold_region_)) return;    // woken by its acks
-            path_hold_region_ = -1;
-        }
-        const uint64_t free = link_free_at(&link_);
-        if (free > now) {
-            path_ev_.notify(ps(free - now));
-            return;
-        }
-        const uint64_t arrive = link_send(&link_, now, it.boundary ? 8 : model_.path_bytes);
-        auto fly = [&](uint32_t ctrl) {
-            const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
-            if (flight_.empty() || at < flight_.next_at()) deliver_ev_.notify(ps(at - now));
-            flight_.push(Flight{ctrl, it}, at);
-            return at;
-        };
-        if (it.boundary) {
-            // the boundary goes to every controller (IV-B); persisted once the last one has it
-            uint64_t last = 0;
-            for (uint32_t c = 0; c < sys_.controllers(); ++c) last = std::max(last, fly(c));
-            sys_.boundary_sent(it.region, last);
-            if (model_.at_boundary == CpuModel::AtBoundary::PATH_WAITS) path_hold_region_ = it.region;
-        } else {
-            fe_buf_entry fe;
-            fe_buf_next_send(fe_, &fe);        // the same entry: the buffer and the path are both FIFO
-            outstanding_[it.wid] = Out{it.seq, it.region, false};
-            fly(sys_.pm_target(it.word * 8));
-        }
-        path_q_.pop_front();
-    }
-}
-
-// BROI: the persist buffer releases its oldest entry once its dependencies are resolved (IV-C):
-// a store entry (a cache block) to its controller, a fence as a persist barrier to every controller.
-void CpuCore::path_step_pb(uint64_t now)
-{
-    for (;;) {
-        pbuf_entry e;
-        const pbuf_head_state h = pbuf_head(pb_, &e);
-        head_blocked_ = h == PBUF_HEAD_BLOCKED;      // woken by pb_resolve
-        if (h != PBUF_HEAD_READY) return;
-        auto rd = pb_ready_.find(e.id);
-        if (rd != pb_ready_.end()) {
-            if (rd->second > now) {          // still crossing the network
-                path_ev_.notify(ps(rd->second - now));
-                return;
-            }
-            pb_ready_.erase(rd);
-        }
-        const uint64_t free = link_free_at(&link_);
-        if (free > now) {
-            path_ev_.notify(ps(free - now));
-            return;
-        }
-        const bool fence = e.kind == PBUF_FENCE;
-        const uint64_t arrive = link_send(&link_, now, fence ? 8 : model_.path_bytes);
-        auto fly = [&](uint32_t ctrl, const PathItem &it) {
-            const uint64_t at = arrive + (uint64_t)ctrl * cfg_.path_skew_ps;
-            if (flight_.empty() || at < flight_.next_at()) deliver_ev_.notify(ps(at - now));
-            flight_.push(Flight{ctrl, it}, at);
-        };
-        PathItem it{};
-        if (fence) {
-            it.boundary = it.barrier = true;
-            for (uint32_t c = 0; c < sys_.controllers(); ++c) fly(c, it);
-        } else {
-            it.line = true;
-            it.word = e.line * lb_ / 8;
-            it.seq = e.id;
-            it.wid = pb_wid_.at(e.id);
-            pb_wid_.erase(e.id);
-            outstanding_[it.wid] = Out{e.id, 0, false};
-            fly(sys_.pm_target(e.line * lb_), it);
-        }
-        pbuf_send(pb_);
-        if (fence) {          // the fence left the buffer: its oldest live entry may have changed
-            sys_.persist_acked(id_);
-            if (wait_ == Wait::PERSIST_ACK || wait_ == Wait::FE_FULL) ev_.notify(SC_ZERO_TIME);
-        }
-    }
-}
-
-void CpuCore::deliver_step()
-{
-    if (off_) {
-        flight_.clear();         // the persist path is volatile: what is on it is lost
-        return;
-    }
-    const uint64_t now = now_ps();
-    flight_.pop_due(now, [&](const Flight &f) { deliver(f.item, f.ctrl); });
-    if (!flight_.empty()) deliver_ev_.notify(ps(flight_.next_at() - now));
-}
-
-// A path item arriving now at controller `ctrl`.
-void CpuCore::deliver(const PathItem &it, uint32_t ctrl)
-{
-    if (it.boundary) {
-        if (it.barrier) sys_.deliver_barrier(ctrl, (uint32_t)requester_);
-        else sys_.deliver_boundary(ctrl, it.region, id_);
-        return;
-    }
-    const uint32_t lb = it.line ? lb_ : 8;
-    MemReq req(tlm::TLM_WRITE_COMMAND, it.word * 8, lb);
-    pbuf_entry e;                       // a persist-buffer entry stays until its acknowledgement
-    if (it.line && pbuf_find(pb_, it.seq, &e) != 0) throw std::logic_error("persist-buffer entry left before delivery");
-    std::memcpy(req.data, it.line ? e.data : it.data, lb);
-    req.ext.pm = true;
-    req.ext.persist = true;
-    req.ext.requester = requester_;
-    req.ext.region = it.region;
-    req.ext.line_bytes = lb;
-    req.ext.mask[0] = it.line ? e.mask[0] : it.mask;
-    req.ext.mask[1] = it.line ? e.mask[1] : 0;
-    req.ext.wire_bytes = model_.path_bytes;
-    req.ext.ack_to = this;
-    req.ext.ack_token = it.wid;
-    uint32_t writers[128];
-    for (auto &w : writers) w = (uint32_t)it.wid;
-    req.ext.writers = writers;
-    sc_time d = SC_ZERO_TIME;
-    sys_.controller(ctrl)->tsock.get_base_export()->b_transport(req.gp, d);
-    if (!req.ext.ack_later) on_late_ack(it.wid, now_ps() + (uint64_t)d.value());
-    else if (req.ext.accept_ps) fe_free(it.wid, req.ext.accept_ps);
+    path_->power_off();       // the front-end buffer and the path are volatile
 }
 
 std::string CpuCore::describe() const
@@ -651,14 +315,11 @@ std::string CpuCore::describe() const
     std::ostringstream o;
     o << name() << ": thread " << thread_ << " at op " << (pc_ - begin_) << " of " << (end_ - begin_);
     if (pc_ < end_) o << " (" << op_kind_name(ops_[pc_].kind) << ")";
-    o << ", waits for " << wait_name(wait_) << ", region " << region_ << ", front-end buffer " << fe_buf_count(fe_) << "/"
-      << cfg_.fe_entries << (pb_ ? ", persist buffer " + std::to_string(pbuf_count(pb_)) + " (" +
-                              std::to_string(pbuf_unsent(pb_)) + " unsent" + (head_blocked_ ? ", head waits for a dependency" : "") + ")" : "")
-      << ", " << path_q_.size() << " unsent, " << outstanding_.size() << " unacknowledged\n";
+    o << ", waits for " << cpu_wait_name(wait_) << path_->describe() << "\n";
     return o.str();
 }
 
-void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
+void CpuCore::report(StatsWriter &w, uint64_t) const
 {
     const std::string g = name();
     const double cyc = (double)cfg_.period_ps;
@@ -672,27 +333,14 @@ void CpuCore::report(StatsWriter &w, uint64_t sim_ps) const
     w.add(g, "regions", st_.regions, "regions", "regions ended");
     w.add(g, "checkpoint_stores", st_.ckpt_stores, "stores", "live-out checkpoint stores");
     w.add(g, "pc_stores", st_.pc_stores, "stores", "PC-checkpoint stores (one per region)");
-    w.add(g, "path_writes", st_.path_writes, "writes", "entries put on the persist path (8-byte stores; BROI: persist-buffer entries, cache blocks)");
-    const fe_buf_stats *fs = fe_buf_get_stats(fe_);
-    w.add(g, "fe_conflicts", fs->conflicts, "events", "L1 victim candidates that conflicted with the front-end buffer (IV-G)");
-    w.add(g, "victim_waits", fs->victim_waits, "events", "evictions delayed: no conflict-free victim within the policy");
-    w.add(g, "fe_full", fs->full, "events", "pushes refused by a full front-end buffer");
     w.add(g, "lock_spins", st_.lock_spins, "events", "acquires that found the lock held and waited");
-    if (pb_) {
-        const pbuf_stats *ps = pbuf_get_stats(pb_);
-        w.add(g, "barriers", st_.barriers, "barriers", "persist barriers sent (ends of non-empty barrier epochs)");
-        w.add(g, "dep_entries", ps->dep_entries, "entries", "persist-buffer entries with inter-thread dependencies");
-        w.add(g, "pb_coalesced", ps->coalesced, "stores", "stores that joined an unsent persist-buffer entry of their block");
-        w.add(g, "pb_full", ps->full, "events", "stores/fences refused by a full persist buffer");
-    }
-    w.add(g, "link_busy_ns", link_.st.busy_ps / 1000.0, "ns", "persist path serialization time");
-    for (int i = 1; i < kWaits; ++i) {
-        std::string n = wait_name((Wait)i);
+    path_->report(w, g);
+    for (int i = 1; i < kCpuWaits; ++i) {
+        std::string n = cpu_wait_name((CpuWait)i);
         std::replace(n.begin(), n.end(), ' ', '_');
         std::replace(n.begin(), n.end(), '-', '_');
-        w.add(g, "stall_" + n + "_cycles", st_.wait_ps[i] / cyc, "cycles", std::string("cycles stalled on ") + wait_name((Wait)i));
+        w.add(g, "stall_" + n + "_cycles", st_.wait_ps[i] / cyc, "cycles", std::string("cycles stalled on ") + cpu_wait_name((CpuWait)i));
     }
-    (void)sim_ps;
 }
 
 } // namespace persim

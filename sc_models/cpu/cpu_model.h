@@ -1,36 +1,33 @@
-// Persistency models of the cpu system as plug-ins (docs/models/lightwsp.md). A model is a row of
-// what the shared machinery does: whether the core forms regions, what a store puts on the persist
-// path, what happens at a region boundary, which controller front end it needs, whether the DRAM
-// cache is in front of PM and whether it drops dirty evictions. One file per model under
-// sc_models/cpu/models/ registers its row; the core, caches and controllers hold no model `if`.
+// Persistency models of the cpu system as plug-ins (docs/models/lightwsp.md, docs/models/broi.md).
+// A model names its persist path (persist_path.h: the factory of its system-wide persistence, which
+// makes each thread's path), the path's parameters, the controller front end it needs, and whether
+// the DRAM cache is in front of PM and dirty LLC evictions are dropped. One file per model under
+// sc_models/cpu/models/ defines its row; the core, caches and controllers hold no model `if`.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+#include "persist_path.h"
+extern "C" {
+#include "region_seq.h"
+}
 
 namespace persim {
 
 struct CpuModel {
     const char *name;
     const char *desc;
-    bool regions;             // regions are formed (boundaries, checkpoint and PC stores)
-    uint32_t path_bytes;      // bytes a store moves on the persist path (0: no persist path)
-    enum class AtBoundary : uint8_t {
-        NONE,                 // nothing (no regions)
-        LAZY,                 // LightWSP LRPO: broadcast the boundary, go on (III-B)
-        CORE_WAITS,           // PPA: the core waits until the region's stores are durable
-        PATH_WAITS,           // Capri with several controllers: the path holds the next region until this one drained
-    } at_boundary;
+    // Its persistence: make_no_persistence, make_region_persistence (RegionPath) or
+    // make_pbuf_persistence (PbufPath).
+    std::unique_ptr<CpuPersistence> (*persistence)(const CpuPersistEnv &);
+    uint32_t path_bytes;      // bytes a store (BROI: a block) moves on the persist path
+    rseq_policy policy;       // RegionPath: the end-of-region policy (cores/region_seq.h)
+    bool deps;                // PbufPath: inter-thread dependencies tracked (false: broken variant)
     const char *front_end;    // nvm.front_end the model runs with (set on a copy of the config)
-    bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PSP without one
+    bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PM is main memory
     bool drop_llc_evictions;  // dirty DRAM-cache (LLC) evictions are dropped, not written to PM (IV-G)
     bool ungated;             // the controllers' WPQ gate is disabled (broken variant for crash checks)
-    // BROI (broi-persistence-parallelism.md): `order` ends a barrier epoch, whose barrier follows
-    // the epoch's persists on the path to the controller (IV-C); the persist buffer records
-    // inter-thread dependencies (persist-persist, epoch-persist, IV-C 1) and releases an entry only
-    // when they are resolved; entries are freed by the controller's acknowledgement.
-    bool barriers = false;
-    bool deps = false;
     const char *sets = "";    // further configuration the model runs with ("key=value;key=value")
 };
 

@@ -26,13 +26,9 @@ Config with_model(const Config &c, const CpuModel &m)
 }
 
 CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
-    : sc_module(n), cc_(checked(with_model(c, m), m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
-      pm_img_(mem_clone(backing), mem_free)
+    : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
+      persistence_(m.persistence(CpuPersistEnv{cc_, cfg_, m, backing})), pm_img_(mem_clone(backing), mem_free)
 {
-    ckpt_base_ = cfg_.sys.pm_base + (1ull << 39);     // the checkpoint storage (IV-A), far above workload data
-    rid_mask_ = (uint32_t)((1ull << cc_.i("wpq_gate.rid_bits")) - 1);
-    if (cfg_.crash_check && m.regions) check_ = std::make_unique<RegionCheck>(backing);
-    if (cfg_.crash_check && m.barriers) bsp_ = std::make_unique<BspCheck>();
     pm_ = std::make_unique<PmControllers>(cc_, pm_img_.get());
     l2_ = std::make_unique<CpuL2>("l2", cfg_);
     if (m.dram_cache && cfg_.use_dram_cache) {
@@ -51,7 +47,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
         const std::string nm = remote ? "rdma" + std::to_string(i - cfg_.cores) : "core" + std::to_string(i);
         // hardware threads i, i+1, ... of one core share its L1 (remote channels use none)
         if (remote || i % cfg_.threads_per_core == 0) l1 = std::make_shared<L1Port>(cfg_.l1);
-        cores_.push_back(std::make_unique<CpuCore>(nm.c_str(), i, cfg_, m, *this, l1, remote));
+        cores_.push_back(std::make_unique<CpuCore>(nm.c_str(), i, cfg_, *persistence_, *pm_, *this, l1, remote));
         cores_.back()->l2_isock.bind(l2_->tsock);
     }
     l2_->back_invalidate = [this](uint64_t line) {
@@ -61,8 +57,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
     };
     if (dc_) l2_->warm_below = dc_.get();
     warm_up();
-    tee_.a = check_.get();
-    tee_.c = bsp_.get();
+    tee_.a = persistence_->checker();
     pm_->set_durable_sink(&tee_);
     SC_METHOD(start_kernel);
     sensitive << start_ev_;
@@ -73,20 +68,6 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
 }
 
 CpuSystem::~CpuSystem() = default;
-
-// Checks made before anything is allocated (a constructor that throws frees nothing by itself).
-const Config &CpuSystem::checked(const Config &cc, const CpuModel &m)
-{
-    if (m.regions && cc.i("cpu.threads_per_core") > 1)
-        throw ConfigError("cpu.threads_per_core: model '" + std::string(m.name) + "' forms regions, and its front-end "
-                          "buffer snooping (LightWSP IV-G) is per hardware thread; threads sharing an L1 are "
-                          "modelled for the barrier models only (set cpu.threads_per_core = 1)");
-    if (m.barriers && cc.i("nvm.controllers") > 1)
-        throw ConfigError("nvm.controllers: model '" + std::string(m.name) + "' orders barrier epochs at one memory "
-                          "controller (BROI IV-C/D, Table III); with " + std::to_string(cc.i("nvm.controllers")) +
-                          " controllers epochs could persist out of order (set nvm.controllers = 1)");
-    return cc;
-}
 
 void CpuSystem::set_durable_sink(DurableSink *s) { tee_.b = s; }
 
@@ -205,68 +186,23 @@ void CpuSystem::functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) cons
     mem_read(img_, addr, v, bytes);
 }
 
-uint64_t CpuSystem::new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t core,
-                                   uint64_t epoch)
-{
-    const uint64_t wid = next_wid_++;
-    if (check_) check_->path_write(wid, region, word, mask, data);
-    if (bsp_) bsp_->path_write(wid, core, epoch, word * 8 / cfg_.sys.line_bytes, vorder_++);
-    return wid;
-}
-
-std::vector<pbuf_dep> CpuSystem::snoop(uint32_t core, uint64_t line) const
-{
-    std::vector<pbuf_dep> d;
-    for (uint32_t c = 0; c < cores_.size(); ++c) {
-        uint64_t id;
-        if (c != core && cores_[c]->pb_snoop(line, &id)) d.push_back(pbuf_dep{c, id});
-    }
-    return d;
-}
-
-void CpuSystem::persist_acked(uint32_t core)
-{
-    const uint64_t live_min = cores_[core]->pb_live_min();
-    for (uint32_t c = 0; c < cores_.size(); ++c)
-        if (c != core) cores_[c]->pb_resolve(core, live_min);
-}
-
-void CpuSystem::deliver_barrier(uint32_t ctrl, uint32_t src)
-{
-    pm_->ctrls[ctrl]->deliver_with_writes(now_ps(), McMsg{McMsg::BARRIER, 0, src});
-}
-
-void CpuSystem::boundary_sent(uint32_t region, uint64_t last_ps)
-{
-    if (check_) check_->persisted(region, last_ps);
-}
-
-void CpuSystem::deliver_boundary(uint32_t ctrl, uint32_t region, uint32_t src)
-{
-    pm_->ctrls[ctrl]->deliver_with_writes(now_ps(), McMsg{McMsg::BOUNDARY, region & rid_mask_, src});
-}
-
 void CpuSystem::power_fail_method()
 {
     power_failed_ = true;
     power_fail_at_ = now_ps();
     if (!all_done_) exec_done_ps_ = now_ps();
     for (auto &c : cores_) c->power_off();
-    if (check_) check_->power_fail(now_ps());
-    for (auto *m : pm_->ctrls) m->power_fail(now_ps());
+    persistence_->power_fail(now_ps());
+    pm_->power_fail(now_ps());
 }
 
 bool CpuSystem::finished() const
 {
-    if (power_failed_) {
-        for (auto *m : pm_->ctrls)
-            if (!m->power_done()) return false;
-        return true;
-    }
+    if (power_failed_) return pm_->power_done();
     if (!all_done_) return false;
     for (auto &c : cores_)
         if (!c->path_idle()) return false;
-    return book_.idle();
+    return persistence_->idle();
 }
 
 uint64_t CpuSystem::instructions() const
@@ -280,7 +216,9 @@ std::string CpuSystem::progress_line() const
 {
     std::ostringstream o;
     o << "kernel " << std::min(kernel_ + 1, prog_->nkernels) << "/" << prog_->nkernels << ", " << running_threads_
-      << " threads running, " << book_.oldest_open() << "/" << book_.taken() << " regions durable";
+      << " threads running";
+    const std::string p = persistence_->progress();
+    if (!p.empty()) o << ", " << p;
     return o.str();
 }
 
@@ -301,12 +239,10 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     if (dram_) dram_->report(w, sim_ps);
     pm_->report(w, sim_ps);
     if (!check_done_) {
-        if (check_) check_->finish();
-        if (bsp_) bsp_->finish();
+        persistence_->finish_check();
         check_done_ = true;
     }
-    if (check_) check_->report(w);
-    if (bsp_) bsp_->report(w);
+    persistence_->report_check(w);
     const std::string g = "summary";
     const double cycles = (double)exec_done_ps_ / (double)cfg_.period_ps;
     const double instr = w.sum("top.core", "", "instructions");
@@ -332,7 +268,7 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
         w.add(g, std::string("stall_") + r + "_cycles",
               w.sum("top.core", "", std::string("stall_") + r + "_cycles") + w.sum("top.rdma", "", std::string("stall_") + r + "_cycles"),
               "core-cycles", std::string("cycles cores stalled on ") + r);
-    const double tp = (double)book_.persist_latency_ps() / (double)cfg_.period_ps;
+    const double tp = (double)persistence_->persist_latency_ps() / (double)cfg_.period_ps;
     w.add(g, "persist_latency_cycles", tp, "core-cycles",
           "T_p of LightWSP eq. 1: sum over regions of (durable - end of region)");
     w.add(g, "persist_wait_cycles", wait, "core-cycles", "T_wait of eq. 1: cycles cores stalled for persistence");
@@ -363,9 +299,10 @@ namespace {
 
 void cpu_workload_params(const Config &c, wl_params *prm)
 {
-    const uint32_t n = (uint32_t)c.i("cpu.cores");
+    const CpuCfg k = CpuCfg::from(c);
+    const uint32_t n = k.cores;
     prm->num_threads = n;
-    prm->num_remote = (uint32_t)c.i("rdma.channels");
+    prm->num_remote = k.rdma_channels;
     prm->num_sms = n;
     prm->max_threads_per_block = 32 * n;
     prm->max_warps_per_sm = n;
@@ -373,7 +310,8 @@ void cpu_workload_params(const Config &c, wl_params *prm)
 
 void cpu_validate(const Config &c, const persim_prog *p)
 {
-    const uint32_t n = (uint32_t)c.i("cpu.cores") + (uint32_t)c.i("rdma.channels");
+    const CpuCfg k = CpuCfg::from(c);
+    const uint32_t n = k.cores + k.rdma_channels;
     for (uint32_t k = 0; k < p->nkernels; ++k) {
         const persim_kernel &K = p->kernels[k];
         const uint64_t threads = (uint64_t)K.nblocks * K.warps_per_block;

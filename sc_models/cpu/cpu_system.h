@@ -1,8 +1,9 @@
 // The cpu system (system.kind = cpu; docs/models/lightwsp.md): trace-driven cores with private
 // L1s (CpuCore), the shared inclusive L2 (CpuL2), a DRAM cache in front of PM (DramCache, with a
 // DRAM-timed MemCtrl behind it), and the PM controllers every system builds (PmControllers, with
-// the front end the persistency model needs). The persistency model (cpu_model.h) decides what
-// the persist path carries and what a region boundary costs. One implementation of System.
+// the front end the persistency model needs). The persistency model (cpu_model.h) makes each core's
+// persist path (persist_path.h), which decides what a store, an ordering op and a region boundary
+// do beyond the caches. One implementation of System.
 #pragma once
 #include <memory>
 #include <string>
@@ -15,15 +16,13 @@
 #include "cpu_mem.h"
 #include "cpu_model.h"
 #include "mem_ctrl.h"
-#include "region_book.h"
-#include "bsp_check.h"
-#include "region_check.h"
+#include "persist_path.h"
 #include "stats.h"
 #include "system.h"
 
 namespace persim {
 
-class CpuSystem : public sc_core::sc_module, public System {
+class CpuSystem : public sc_core::sc_module, public System, public CpuCoreHost {
 public:
     SC_HAS_PROCESS(CpuSystem);
     CpuSystem(sc_core::sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing);
@@ -43,36 +42,18 @@ public:
     void drain_functional(mem_image *) override {}     // the functional image is the backing image
     void report(StatsWriter &w, uint64_t sim_ps) override;
 
-    // ---- what the cores use ----
-    const persim_prog *prog() const { return prog_; }
-    RegionBook &book() { return book_; }
-    void functional_store(uint64_t addr, const uint8_t *data, uint32_t bytes);
-    void functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) const;
-    void wait_flag(uint64_t addr, CpuCore *c) { waiters_[addr].push_back(c); }
-    uint64_t barrier_arrive();
-    bool barrier_passed(uint64_t gen) const { return barrier_gen_ > gen; }
-    void thread_done(CpuCore *c);
-    uint64_t new_path_write(uint32_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t core,
-                            uint64_t epoch);
-    // BROI persist buffers (IV-C): the coherence engine's snoop of the other cores' buffers for
-    // block `line` (their youngest live entries of it), and the news that core `core`'s buffer
-    // lost entries to acknowledgements (the others' dependencies on them may resolve).
-    std::vector<pbuf_dep> snoop(uint32_t core, uint64_t line) const;
-    void persist_acked(uint32_t core);
-    void deliver_barrier(uint32_t ctrl, uint32_t src);
-    uint32_t pm_target(uint64_t addr) const { return pm_->router->target_of(addr); }
-    MemCtrl *controller(uint32_t i) { return pm_->ctrls[i]; }
-    uint32_t controllers() const { return (uint32_t)pm_->ctrls.size(); }
-    // Region `region`'s boundary left core `src`; it reaches the last controller at last_ps.
-    void boundary_sent(uint32_t region, uint64_t last_ps);
-    // The boundary arrives now at controller `ctrl` on core src's path.
-    void deliver_boundary(uint32_t ctrl, uint32_t region, uint32_t src);
-    uint64_t checkpoint_base() const { return ckpt_base_; }
+    // ---- what the cores use (CpuCoreHost) ----
+    const persim_prog *prog() const override { return prog_; }
+    void functional_store(uint64_t addr, const uint8_t *data, uint32_t bytes) override;
+    void functional_load(uint64_t addr, uint64_t *v, uint32_t bytes) const override;
+    void wait_flag(uint64_t addr, CpuCore *c) override { waiters_[addr].push_back(c); }
+    uint64_t barrier_arrive() override;
+    bool barrier_passed(uint64_t gen) const override { return barrier_gen_ > gen; }
+    void thread_done(CpuCore *c) override;
     // Functional warming (sim.warmup): an L1 miss of `line` during the warm-up replay.
-    void warm_line(uint64_t line) { l2_->warm(line); }
+    void warm_line(uint64_t line) override { l2_->warm(line); }
 
 private:
-    static const Config &checked(const Config &cc, const CpuModel &m);
     void start_kernel();
     void warm_up();
     void power_fail_method();
@@ -81,25 +62,21 @@ private:
     const CpuModel &model_;
     const persim_prog *prog_;
     mem_image *img_;                 // functional memory (the run's image)
+    std::unique_ptr<CpuPersistence> persistence_;   // the model's (made before any module: it checks the config)
     std::unique_ptr<mem_image, void (*)(mem_image *)> pm_img_;   // what the controllers' devices hold
     std::unique_ptr<PmControllers> pm_;
     std::unique_ptr<MemCtrl> dram_;
     std::unique_ptr<DramCache> dc_;
     std::unique_ptr<CpuL2> l2_;
     std::vector<std::unique_ptr<CpuCore>> cores_;
-    RegionBook book_;
-    std::unique_ptr<RegionCheck> check_;
-    std::unique_ptr<BspCheck> bsp_;
-    uint64_t vorder_ = 0;
     bool check_done_ = false;
-    struct Tee : DurableSink {
-        DurableSink *a = nullptr, *b = nullptr, *c = nullptr;
+    struct Tee : DurableSink {      // the model's crash checker first, then the run's observer
+        DurableSink *a = nullptr, *b = nullptr;
         void on_durable(uint64_t, uint64_t, const uint8_t *, const uint64_t *, uint32_t, int) override {}
         void on_durable_ids(uint64_t at, uint64_t addr, const uint8_t *d, const uint64_t *m, uint32_t lb, int r,
                             const uint32_t *w) override
         {
             if (a) a->on_durable_ids(at, addr, d, m, lb, r, w);
-            if (c) c->on_durable_ids(at, addr, d, m, lb, r, w);
             if (b) b->on_durable_ids(at, addr, d, m, lb, r, w);
         }
     } tee_;
@@ -108,10 +85,7 @@ private:
     uint64_t barrier_count_ = 0, barrier_gen_ = 0;
     bool all_done_ = false, power_failed_ = false;
     uint64_t exec_done_ps_ = 0, power_fail_at_ = 0;
-    uint64_t next_wid_ = 1;
     uint64_t warm_accesses_ = 0, warm_ops_ = 0;     // sim.warmup: line accesses and ops replayed
-    uint64_t ckpt_base_ = 0;
-    uint32_t rid_mask_ = 0xFFFF;
     sc_core::sc_event start_ev_, pf_ev_;
 };
 

@@ -16,13 +16,13 @@ GpuCfg GpuCfg::from(const Config &c)
     g.clock_mhz = c.f("gpu.clock_mhz");
     g.period_ps = (uint64_t)std::llround(1e6 / g.clock_mhz);
     g.kernel_launch_ps = ns_to_ps(c.f("gpu.kernel_launch_ns"));
-    g.l1_size_bytes = (uint64_t)c.i("l1.size_kb") * 1024;
+    g.l1_size_bytes = g.sys.l1_size_bytes;
     g.line_bytes = g.sys.line_bytes;
-    g.l1_assoc = (uint32_t)c.i("l1.assoc");
-    const int64_t l1_hit = c.i("l1.hit_latency_cycles"), l2_hit = c.i("l2.hit_latency_cycles");
+    g.l1_assoc = g.sys.l1_assoc;
+    const int64_t l1_hit = g.sys.l1_hit_cycles, l2_hit = g.sys.l2_hit_cycles;
     g.l1_hit_ps = cycles_to_ps((double)l1_hit, g.period_ps);
-    g.l2_size_bytes = (uint64_t)c.i("l2.size_kb") * 1024;
-    g.l2_assoc = (uint32_t)c.i("l2.assoc");
+    g.l2_size_bytes = g.sys.l2_size_bytes;
+    g.l2_assoc = g.sys.l2_assoc;
     g.l2_banks = (uint32_t)c.i("l2.banks");
     g.l2_hit_ps = cycles_to_ps((double)l2_hit, g.period_ps);
     g.l2_bank_busy_ps = cycles_to_ps((double)c.i("l2.bank_busy_cycles"), g.period_ps);

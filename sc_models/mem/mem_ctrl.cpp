@@ -388,6 +388,25 @@ void PmControllers::broadcast(const McMsg &m, uint64_t at)
     for (auto *c : ctrls) c->deliver(at, m);
 }
 
+void PmControllers::write(uint32_t ctrl, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    ctrls.at(ctrl)->tsock.get_base_export()->b_transport(gp, delay);
+}
+
+void PmControllers::message(uint32_t ctrl, const McMsg &m) { ctrls.at(ctrl)->deliver_with_writes(now_ps(), m); }
+
+void PmControllers::power_fail(uint64_t t)
+{
+    for (auto *c : ctrls) c->power_fail(t);
+}
+
+bool PmControllers::power_done() const
+{
+    for (auto *c : ctrls)
+        if (!c->power_done()) return false;
+    return true;
+}
+
 std::string PmControllers::describe_stuck() const
 {
     std::string s;

@@ -173,6 +173,16 @@ struct PmControllers {
     void set_durable_sink(DurableSink *s);
     // A region boundary from a requester, broadcast to every controller (arriving at `at`).
     void broadcast(const McMsg &m, uint64_t at);
+    // A persist path's side door to controller `ctrl` (persist paths reach each controller on their
+    // own wires, not through the router): the number of controllers, the one that owns `addr`, a
+    // write, and a message (boundary, barrier) arriving now behind the writes delivered before it.
+    uint32_t count() const { return (uint32_t)ctrls.size(); }
+    uint32_t owner(uint64_t addr) const { return router->target_of(addr); }
+    void write(uint32_t ctrl, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void message(uint32_t ctrl, const McMsg &m);
+    // Power fails at t: every controller drains what its ADR domain covers; done when all have.
+    void power_fail(uint64_t t);
+    bool power_done() const;
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
     std::string front_end;         // nvm.front_end in use

@@ -12,12 +12,12 @@
 namespace persim {
 
 const CpuModel kCpuNone{"none", "memory mode (DRAM cache in front of PM), no persistence: the normalisation base",
-                        false, 0, CpuModel::AtBoundary::NONE, "adr_wpq", true, false, false};
+                        make_no_persistence, 0, RSEQ_LAZY, false, "adr_wpq", true, false, false};
 const CpuModel kCpuPpa{"ppa", "PPA-like: 8 B stores persist in the background, the core waits at each region end",
-                       true, 8, CpuModel::AtBoundary::CORE_WAITS, "adr_wpq", true, true, false};
+                       make_region_persistence, 8, RSEQ_CORE_WAITS, false, "adr_wpq", true, true, false};
 const CpuModel kCpuCapri{"capri", "Capri-like: 64 B per 8 B store on its own path; the path waits at region ends",
-                         true, 64, CpuModel::AtBoundary::PATH_WAITS, "adr_wpq", true, true, false};
+                         make_region_persistence, 64, RSEQ_PATH_WAITS, false, "adr_wpq", true, true, false};
 const CpuModel kCpuPsp{"psp", "ideal PSP (battery-backed caches): no persistence cost, no DRAM cache",
-                       false, 0, CpuModel::AtBoundary::NONE, "adr_wpq", false, false, false};
+                       make_no_persistence, 0, RSEQ_LAZY, false, "adr_wpq", false, false, false};
 
 } // namespace persim

@@ -10,7 +10,7 @@ namespace persim {
 const CpuModel kCpuBroi{"broi",
                         "BROI: persist buffers with dependency tracking, BLP-aware barrier-epoch scheduling at the "
                         "memory controller (buffered strict persistence)",
-                        false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true, ""};
+                        make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false, ""};
 
 // Baseline Epoch as BROI section III / Figure 3(a) describes the prior work (delegated ordering,
 // buffered epoch persistency, Kolli et al.): every thread's i-th epoch is merged into one global
@@ -18,7 +18,7 @@ const CpuModel kCpuBroi{"broi",
 const CpuModel kCpuBroiEpoch{"broi-epoch",
                              "BROI baseline (Figure 3(a)): delegated ordering with buffered epoch persistency, "
                              "every thread's i-th epoch merged into global epoch i, not BLP-aware",
-                             false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true,
+                             make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false,
                              "broi.epoch_merge=true"};
 
 // persim's stricter baseline (the `broi-epoch` of earlier persim versions): every thread's persists
@@ -27,13 +27,13 @@ const CpuModel kCpuBroiEpoch{"broi-epoch",
 const CpuModel kCpuBroiEpoch1q{"broi-epoch-1q",
                                "stricter BROI baseline (persim's): one in-order epoch queue at the controller for "
                                "all threads, any barrier orders everything before it (not BLP-aware)",
-                               false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, true,
+                               make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false,
                                "broi.local_entries=1;broi.units=16"};
 
 // Broken variant for the checkers: dependencies ignored (an entry leaves as soon as it is the
 // oldest), so conflicting persists of two threads can reach NVM out of their volatile order.
 const CpuModel kCpuBroiNodeps{"broi-nodeps",
                               "broken BROI variant for persim check/crash: inter-thread dependencies ignored",
-                              false, 64, CpuModel::AtBoundary::NONE, "broi", false, true, false, true, false, ""};
+                              make_pbuf_persistence, 64, RSEQ_LAZY, false, "broi", false, true, false, ""};
 
 } // namespace persim

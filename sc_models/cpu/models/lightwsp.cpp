@@ -8,13 +8,13 @@ namespace persim {
 const CpuModel kCpuLightwsp{"lightwsp",
                             "LightWSP: regions, 8 B region-tagged stores on the persist path, region-gated WPQs, "
                             "lazy region-level persist ordering",
-                            true, 8, CpuModel::AtBoundary::LAZY, "wpq_gate", true, true, false};
+                            make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, false};
 
 // The same with the WPQ gate disabled (cores/wpq_gate.h ungated mode): partly persisted regions
 // reach PM, which `persim crash` must report.
 const CpuModel kCpuLightwspUngated{"lightwsp-ungated",
                                    "broken LightWSP variant for the crash check: WPQs not gated by region "
                                    "(ADR-like), so a region can persist partly",
-                                   true, 8, CpuModel::AtBoundary::LAZY, "wpq_gate", true, true, true};
+                                   make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, true};
 
 } // namespace persim
