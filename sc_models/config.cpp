@@ -1,4 +1,5 @@
 #include "config.h"
+#include "config_table.h"
 
 #include <cmath>
 #include <fstream>
@@ -183,70 +184,6 @@ std::vector<ParamDef> make_schema()
         I("persist.bucl.coalesce_lines", 1, "lines",
           "bucl: a log write whose warp op touches more lines than this is un-coalesced and bypasses the caches "
           "(threshold not given by the AGPM paper: persim, 1 = anything not fully coalesced)", 1, 64),
-        // ---- cpu system (sc_models/cpu/; LightWSP Table I defaults, configs/cpu_lightwsp_table1.json) ----
-        I("cpu.cores", 8, "cores", "cpu system: cores, one hardware thread each (one op stream per thread)", 1, 256),
-        F("cpu.clock_ghz", 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),
-        I("cpu.threads_per_core", 1, "threads",
-          "cpu system: hardware threads sharing one core's L1 (its tags and its port); cpu.cores counts hardware "
-          "threads and must be a multiple of this (BROI Table III: 2 threads per core). Barrier models only: "
-          "LightWSP's buffer snooping is per thread", 1, 8),
-        I("cpu.width", 4, "instructions/cycle", "cpu system: instructions a core issues per cycle (Table I: 4-wide)", 1, 16),
-        I("cpu.max_loads", 16, "loads",
-          "cpu system: loads a core keeps outstanding before it stalls (load queue / MSHRs; Table I LQ 72 bounds it)", 1, 1024),
-        I("cpu.sb_entries", 56, "stores", "cpu system: store buffer entries per core (Table I: SQ 56)", 1, 4096),
-        F("cpu.spin_ns", 20.0, "ns", "cpu system: a core waiting on a lock re-reads it this long after it is written", 0, 1e6),
-        I("cpu.l1_busy_cycles", 1, "cycles", "cpu system: cycles one access occupies the L1 port", 0, 1000),
-        I("cpu.l2_busy_cycles", 2, "cycles", "cpu system: cycles one access occupies the shared L2", 0, 1000),
-        B("cpu.dram_cache", true,
-          "cpu system: a direct-mapped DRAM cache in front of PM (Optane memory mode, LightWSP Table I); the "
-          "psp model runs without it whatever this says"),
-        I("cpu.dram_cache_mb", 4096, "MiB", "cpu system: DRAM cache capacity (tag-only model; Table I: 4 GB)", 1, 1 << 20),
-        F("persist_path.latency_ns", 20.0, "ns",
-          "cpu system: persist path latency from a core's front-end buffer to a controller (Table I: 20 ns worst case)", 0, 1e6),
-        F("persist_path.skew_ns", 0.0, "ns",
-          "cpu system: extra persist-path latency per controller index (controller i: latency + i * skew; "
-          "non-uniform distance to the controllers, LightWSP II-B)", 0, 1e6),
-        F("persist_path.bw_gbps", 4.0, "GB/s", "cpu system: persist path bandwidth per core (Table I: 4 GB/s)", 0.001, 1e6),
-        I("persist_path.header_bytes", 0, "B", "cpu system: header bytes per persist-path packet", 0, 256),
-        I("persist_path.fe_entries", 64, "entries",
-          "cpu system: front-end buffer entries per core (Table I: 64-entry FIFO, 8 B each)", 1, 4096),
-        B("persist_path.coalesce", true,
-          "cpu system, BROI models: a store joins an unsent persist-buffer entry of its cache block in the same "
-          "barrier epoch when it brings no dependency (BROI IV-E: 72 B entries hold a 64 B block; "
-          "cores/persist_buf.h); false: one entry per store. With BROI, persist_path.fe_entries is the persist "
-          "buffer's size (IV-E: 8)"),
-        E("persist_path.victim_policy", "full", {"full", "half", "zero", "none"},
-          "cpu system: L1 victim choice on a front-end buffer conflict (LightWSP IV-G, Figure 13): full scans every "
-          "way, half the older half, zero waits for the entry; none does not snoop (stale-load variant, Figure 14)"),
-        I("regions.store_threshold", 0, "stores",
-          "cpu system: stores per region at most, checkpoint and PC stores included (0 = half of nvm.wpq_entries, "
-          "LightWSP III-C / IV-A)", 0, 1 << 20),
-        I("regions.max_live_outs", 8, "stores",
-          "cpu system: live-out checkpoint stores per region boundary at most (estimate, docs/models/lightwsp.md)", 0, 64),
-        I("regions.instr_per_live_out", 16, "instructions",
-          "cpu system: instructions per live-out register a region produces (checkpoint estimate, docs/models/lightwsp.md)", 1, 1 << 20),
-        I("rdma.channels", 0, "channels",
-          "cpu system: RDMA channels of remote clients writing into this machine's PM (BROI V); a program's streams "
-          "after the cpu.cores local ones are these channels", 0, 64),
-        F("rdma.latency_ns", 1500.0, "ns",
-          "cpu system: one-way network latency client NIC -> this machine's NIC (half an RDMA round trip)", 0, 1e9),
-        F("rdma.bw_gbps", 5.0, "GB/s", "cpu system: network bandwidth per RDMA channel (40 Gb/s)", 0.001, 1e6),
-        E("rdma.mode", "bsp", {"sync", "bsp"},
-          "cpu system: remote persistence (BROI V): sync waits for the persist ACK of every rdma_pwrite (one round "
-          "trip per epoch); bsp sends epochs asynchronously and checks once, at the end"),
-        F("sim.power_fail_ns", 0.0, "ns",
-          "cpu system: power fails at this simulated time (0 = never): cores stop, controllers run the IV-F "
-          "drain/discard sequence, the run ends when they are done", 0, 1e12),
-        F("sim.warmup", 0.0, "fraction",
-          "cpu system: functional warming before the timed run: the memory accesses (loads, stores, acquires, "
-          "releases) of the first fraction of each thread's op stream are replayed, threads interleaved op by op, "
-          "into the L1s, the L2 and the DRAM cache (tags and LRU order only, lines installed clean; no time, no "
-          "statistics, no persist path, no PM traffic); then the whole stream runs timed from its start "
-          "(0 = off; 1 = the whole stream; docs/models/lightwsp.md)", 0, 1),
-        B("sim.crash_check", false,
-          "cpu system: check the persistent state of the run (persim crash on the cpu system sets it; docs/checking.md): "
-          "region models, every distinct crash image against a prefix of committed regions; barrier models (broi), "
-          "durable order against buffered strict persistence"),
         B("persist.promote_block_scope", false,
           "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };
@@ -274,9 +211,19 @@ void flatten(const json &j, const std::string &prefix, std::vector<std::pair<std
 }
 } // namespace
 
+// The keys above, then every block's typed table (config_table.h: PERSIM_CONFIG_TABLE), in their
+// listing order.
+std::vector<ParamDef> schema_with_tables()
+{
+    std::vector<ParamDef> s = make_schema();
+    for (const ConfigTableEntry *t : Registry<ConfigTableEntry>::all())
+        for (const ConfigRow &r : t->table().rows()) s.push_back(r.def);
+    return s;
+}
+
 const std::vector<ParamDef> &config_schema()
 {
-    static const std::vector<ParamDef> s = make_schema();
+    static const std::vector<ParamDef> s = schema_with_tables();
     return s;
 }
 

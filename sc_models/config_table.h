@@ -11,13 +11,14 @@
 //
 //     struct FooCfg { uint32_t entries; uint64_t latency_ps; };
 //     const ConfigTable<FooCfg> &foo_table() {
-//         static const ConfigTable<FooCfg> t = ConfigTable<FooCfg>("foo", "sc_models/mem/foo_fe.cpp")
-//             .num("foo.entries", &FooCfg::entries, 64, "entries", 1, 4096, "queue entries (paper: 64)", "ENTRIES")
-//             .ns("foo.latency_ns", &FooCfg::latency_ps, 10.0, 0, 1e6, "hit latency");
+//         static const ConfigTable<FooCfg> t = ConfigTable<FooCfg>("FooCfg", "sc_models/mem/foo_fe.cpp")
+//             .num("foo.entries", PERSIM_FIELD(FooCfg, entries), 64, "entries", 1, 4096, "queue entries (paper: 64)", "ENTRIES")
+//             .ns("foo.latency_ns", PERSIM_FIELD(FooCfg, latency_ps), 10.0, 0, 1e6, "hit latency");
 //         return t;
 //     }
 //     PERSIM_CONFIG_TABLE(foo_table, 500);      // its place in the schema's listing order
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -68,7 +69,7 @@ public:
 
     // An integer key into an integral field.
     template <class T>
-    ConfigTable &&num(const char *key, T S::*field, int64_t def, const char *unit, double lo, double hi,
+    ConfigTable &&num(const char *key, T S::*field, const char *fname, int64_t def, const char *unit, double lo, double hi,
                       const char *desc, const char *rtl = "") &&
     {
         static_assert(std::is_integral<T>::value, "num(): an integral field");
@@ -76,42 +77,42 @@ public:
         p.min = lo;
         p.max = hi;
         const std::string k = key;
-        return std::move(*this).row(p, field_name(key), rtl, [k, field](S &s, const Config &c) { s.*field = (T)c.i(k); });
+        return std::move(*this).row(p, fname, rtl, [k, field](S &s, const Config &c) { s.*field = (T)c.i(k); });
     }
     // A real number into a double field.
-    ConfigTable &&real(const char *key, double S::*field, double def, const char *unit, double lo, double hi,
+    ConfigTable &&real(const char *key, double S::*field, const char *fname, double def, const char *unit, double lo, double hi,
                        const char *desc) &&
     {
         ParamDef p{key, PType::Float, def, unit, desc};
         p.min = lo;
         p.max = hi;
         const std::string k = key;
-        return std::move(*this).row(p, field_name(key), "", [k, field](S &s, const Config &c) { s.*field = c.f(k); });
+        return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) { s.*field = c.f(k); });
     }
     // A time in ns into a picosecond field.
-    ConfigTable &&ns(const char *key, uint64_t S::*field, double def, double lo, double hi, const char *desc) &&
+    ConfigTable &&ns(const char *key, uint64_t S::*field, const char *fname, double def, double lo, double hi, const char *desc) &&
     {
         ParamDef p{key, PType::Float, def, "ns", desc};
         p.min = lo;
         p.max = hi;
         const std::string k = key;
-        return std::move(*this).row(p, field_name(key), "", [k, field](S &s, const Config &c) {
+        return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) {
             s.*field = (uint64_t)std::llround(c.f(k) * 1000.0);
         });
     }
-    ConfigTable &&flag(const char *key, bool S::*field, bool def, const char *desc, const char *rtl = "") &&
+    ConfigTable &&flag(const char *key, bool S::*field, const char *fname, bool def, const char *desc, const char *rtl = "") &&
     {
         ParamDef p{key, PType::Bool, def, "-", desc};
         const std::string k = key;
-        return std::move(*this).row(p, field_name(key), rtl, [k, field](S &s, const Config &c) { s.*field = c.b(k); });
+        return std::move(*this).row(p, fname, rtl, [k, field](S &s, const Config &c) { s.*field = c.b(k); });
     }
-    ConfigTable &&choice(const char *key, std::string S::*field, const char *def, std::vector<std::string> choices,
+    ConfigTable &&choice(const char *key, std::string S::*field, const char *fname, const char *def, std::vector<std::string> choices,
                          const char *desc) &&
     {
         ParamDef p{key, PType::Enum, def, "-", desc};
         p.choices = std::move(choices);
         const std::string k = key;
-        return std::move(*this).row(p, field_name(key), "", [k, field](S &s, const Config &c) { s.*field = c.s(k); });
+        return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) { s.*field = c.s(k); });
     }
     // Any other key: its schema entry, the field(s) it fills (a name for the docs) and how.
     ConfigTable &&row(ParamDef p, std::string field, std::string rtl, Fill fill) &&
@@ -128,9 +129,11 @@ public:
     }
 
 private:
-    std::string field_name(const char *key) const { return block_ + ":" + key; }
     std::vector<Fill> fills_;
 };
+
+// A field and its name for a table row: PERSIM_FIELD(CpuCfg, width) = &CpuCfg::width, "CpuCfg::width".
+#define PERSIM_FIELD(S, f) &S::f, #S "::" #f
 
 // Registers the table a function returns in the schema at listing position `order`.
 struct ConfigTableEntry {

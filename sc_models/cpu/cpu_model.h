@@ -2,13 +2,14 @@
 // A model names its persist path (persist_path.h: the factory of its system-wide persistence, which
 // makes each thread's path), the path's parameters, the controller front end it needs, and whether
 // the DRAM cache is in front of PM and dirty LLC evictions are dropped. One file per model under
-// sc_models/cpu/models/ defines its row; the core, caches and controllers hold no model `if`.
+// sc_models/cpu/models/ defines and registers its row; the core, caches and controllers hold no model `if`.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 #include "persist_path.h"
+#include "registry.h"
 extern "C" {
 #include "region_seq.h"
 }
@@ -31,11 +32,9 @@ struct CpuModel {
     const char *sets = "";    // further configuration the model runs with ("key=value;key=value")
 };
 
-// One per file under sc_models/cpu/models/ (defined there, listed in cpu_model.cpp).
-extern const CpuModel kCpuNone, kCpuLightwsp, kCpuLightwspUngated, kCpuPpa, kCpuCapri, kCpuPsp;
-extern const CpuModel kCpuBroi, kCpuBroiEpoch, kCpuBroiEpoch1q, kCpuBroiNodeps;
-
-const std::vector<const CpuModel *> &all_cpu_models();     // sc_models/cpu/cpu_model.cpp
-const CpuModel *find_cpu_model(const std::string &name);
+// Every model registers itself in its file under sc_models/cpu/models/:
+//     PERSIM_REGISTER(CpuModel, "name", kRow, order);      // order: its place in `persim list`
+inline const std::vector<const CpuModel *> &all_cpu_models() { return Registry<CpuModel>::all(); }
+inline const CpuModel *find_cpu_model(const std::string &name) { return Registry<CpuModel>::find(name); }
 
 } // namespace persim

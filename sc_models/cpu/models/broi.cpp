@@ -4,6 +4,7 @@
 // (IV-D). No DRAM cache (Table III: NVM is main memory); cache write-backs do not persist (the
 // persist buffer does).
 #include "cpu_model.h"
+#include "registry.h"
 
 namespace persim {
 
@@ -11,6 +12,7 @@ const CpuModel kCpuBroi{"broi",
                         "BROI: persist buffers with dependency tracking, BLP-aware barrier-epoch scheduling at the "
                         "memory controller (buffered strict persistence)",
                         make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false, ""};
+PERSIM_REGISTER(CpuModel, "broi", kCpuBroi, 70);
 
 // Baseline Epoch as BROI section III / Figure 3(a) describes the prior work (delegated ordering,
 // buffered epoch persistency, Kolli et al.): every thread's i-th epoch is merged into one global
@@ -20,6 +22,7 @@ const CpuModel kCpuBroiEpoch{"broi-epoch",
                              "every thread's i-th epoch merged into global epoch i, not BLP-aware",
                              make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false,
                              "broi.epoch_merge=true"};
+PERSIM_REGISTER(CpuModel, "broi-epoch", kCpuBroiEpoch, 80);
 
 // persim's stricter baseline (the `broi-epoch` of earlier persim versions): every thread's persists
 // and barriers go through one in-order queue at the controller, so any thread's barrier orders
@@ -29,11 +32,13 @@ const CpuModel kCpuBroiEpoch1q{"broi-epoch-1q",
                                "all threads, any barrier orders everything before it (not BLP-aware)",
                                make_pbuf_persistence, 64, RSEQ_LAZY, true, "broi", false, true, false,
                                "broi.local_entries=1;broi.units=16"};
+PERSIM_REGISTER(CpuModel, "broi-epoch-1q", kCpuBroiEpoch1q, 90);
 
 // Broken variant for the checkers: dependencies ignored (an entry leaves as soon as it is the
 // oldest), so conflicting persists of two threads can reach NVM out of their volatile order.
 const CpuModel kCpuBroiNodeps{"broi-nodeps",
                               "broken BROI variant for persim check/crash: inter-thread dependencies ignored",
                               make_pbuf_persistence, 64, RSEQ_LAZY, false, "broi", false, true, false, ""};
+PERSIM_REGISTER(CpuModel, "broi-nodeps", kCpuBroiNodeps, 100);
 
 } // namespace persim

@@ -2,6 +2,7 @@
 // path, boundaries broadcast to every controller, region-gated WPQs, lazy region-level persist
 // ordering (III-B), dirty LLC evictions dropped (IV-G). docs/models/lightwsp.md.
 #include "cpu_model.h"
+#include "registry.h"
 
 namespace persim {
 
@@ -9,6 +10,7 @@ const CpuModel kCpuLightwsp{"lightwsp",
                             "LightWSP: regions, 8 B region-tagged stores on the persist path, region-gated WPQs, "
                             "lazy region-level persist ordering",
                             make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, false};
+PERSIM_REGISTER(CpuModel, "lightwsp", kCpuLightwsp, 20);
 
 // The same with the WPQ gate disabled (cores/wpq_gate.h ungated mode): partly persisted regions
 // reach PM, which `persim crash` must report.
@@ -16,5 +18,6 @@ const CpuModel kCpuLightwspUngated{"lightwsp-ungated",
                                    "broken LightWSP variant for the crash check: WPQs not gated by region "
                                    "(ADR-like), so a region can persist partly",
                                    make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, true};
+PERSIM_REGISTER(CpuModel, "lightwsp-ungated", kCpuLightwspUngated, 60);
 
 } // namespace persim
