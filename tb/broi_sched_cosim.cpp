@@ -8,8 +8,40 @@
 #include "Vbroi_sched_broi_table2_merge.h"
 #include "Vbroi_sched_broi_small_merge.h"
 #include "Vbroi_sched_broi_small_serial3_merge.h"
+#include "Vbroi_sched_broi_table2_order.h"
+#include <type_traits>
 
 namespace {
+
+// Bit fields of a Verilated port: an integer up to 64 bits, a VlWide (32-bit words) above.
+template <class P>
+uint64_t getbits(const P &port, unsigned lo, unsigned w)
+{
+    uint64_t v = 0;
+    if constexpr (std::is_integral_v<P>) {
+        v = (uint64_t)port >> lo;
+    } else {
+        for (unsigned k = 0; k < w; k++) {
+            const unsigned bit = lo + k;
+            v |= (uint64_t)(port[bit / 32] >> (bit % 32) & 1u) << k;
+        }
+    }
+    return w >= 64 ? v : v & ((1ull << w) - 1);
+}
+template <class P>
+void setbits(P &port, unsigned lo, unsigned w, uint64_t v)
+{
+    if constexpr (std::is_integral_v<P>) {
+        const uint64_t m = (w >= 64 ? ~0ull : (1ull << w) - 1) << lo;
+        port = (P)(((uint64_t)port & ~m) | ((v << lo) & m));
+    } else {
+        for (unsigned k = 0; k < w; k++) {
+            const unsigned bit = lo + k;
+            if (v >> k & 1u) port[bit / 32] |= 1u << (bit % 32);
+            else port[bit / 32] &= ~(1u << (bit % 32));
+        }
+    }
+}
 
 template <class V>
 class BroiBench {
@@ -34,10 +66,25 @@ public:
         in.in_bank &= (uint8_t)((1u << bw_) - 1);
         in.in_tag &= (uint8_t)((1u << cfg_.tag_bits) - 1);
         in.bank_ready &= (uint32_t)((1ull << cfg_.banks) - 1);
+        in.cpl_valid &= (uint32_t)((1ull << cfg_.banks) - 1);
+        in.now &= tmask();
+        for (uint32_t c = 0; c < cfg_.banks; c++) {
+            in.cpl_entry[c] &= (uint8_t)((1u << ew_) - 1);
+            in.cpl_line[c] &= lmask();
+            in.cpl_time[c] &= tmask();
+        }
         char buf[160];
         std::snprintf(buf, sizeof buf, "in_valid=%u barrier=%u entry=%u bank=%u tag=%u bank_ready=0x%x mc_low=%u",
                       in.in_valid, in.in_barrier, in.in_entry, in.in_bank, in.in_tag, in.bank_ready, in.mc_low);
-        chk_.input(cyc_, buf);
+        std::string desc = buf;
+        if (in.cpl_valid || in.now) {
+            desc += " now=" + std::to_string(in.now);
+            for (uint32_t c = 0; c < cfg_.banks; c++)
+                if (in.cpl_valid >> c & 1u)
+                    desc += " cpl[" + std::to_string(c) + "]={entry " + std::to_string(in.cpl_entry[c]) + ", line " +
+                            std::to_string(in.cpl_line[c]) + ", time " + std::to_string(in.cpl_time[c]) + "}";
+        }
+        chk_.input(cyc_, desc);
         dut_->in_valid = in.in_valid;
         dut_->in_barrier = in.in_barrier;
         dut_->in_entry = in.in_entry;
@@ -45,6 +92,13 @@ public:
         dut_->in_tag = in.in_tag;
         dut_->bank_ready = in.bank_ready;
         dut_->mc_low = in.mc_low;
+        dut_->now = (std::remove_reference_t<decltype(dut_->now)>)in.now;
+        dut_->cpl_valid = in.cpl_valid;
+        for (uint32_t c = 0; c < cfg_.banks; c++) {
+            setbits(dut_->cpl_entry, c * ew_, ew_, in.cpl_entry[c]);
+            setbits(dut_->cpl_line, c * lw(), lw(), in.cpl_line[c]);
+            setbits(dut_->cpl_time, c * tw(), tw(), in.cpl_time[c]);
+        }
         dut_.tick();
         broi_sched_out o;
         broi_sched_step(s_, &in, &o);
@@ -63,19 +117,68 @@ public:
         chk_.eq("starving", dut_->starving, o.starving);
         chk_.eq("occupancy", dut_->occupancy, o.occupancy);
         chk_.eq("epoch_done", dut_->epoch_done, o.epoch_done);
+        for (uint32_t b = 0; b < cfg_.banks; b++) {
+            std::string sf = "issue_floor[" + std::to_string(b) + "]";
+            chk_.eq(sf.c_str(), getbits(dut_->issue_floor, b * tw(), tw()), o.issue_floor[b]);
+            std::string sd = "cpl_done[" + std::to_string(b) + "]";
+            chk_.eq(sd.c_str(), getbits(dut_->cpl_done, b * tw(), tw()), o.cpl_done[b]);
+            if ((o.issue_valid >> b & 1u) && o.issue_floor[b]) floors_++;
+        }
         return chk_.ok();
+    }
+    // Completions of the requests issued at the last cycle (lane = bank), as a system reports them.
+    broi_sched_in complete(const broi_sched_out &o, const std::vector<uint64_t> &line,
+                           const std::vector<uint64_t> &time, uint64_t now = 0)
+    {
+        broi_sched_in in{};
+        in.now = now;
+        for (uint32_t b = 0; b < cfg_.banks; b++)
+            if (o.issue_valid >> b & 1u) {
+                in.cpl_valid |= 1u << b;
+                in.cpl_entry[b] = o.issue_entry[b];
+                in.cpl_line[b] = line[b];
+                in.cpl_time[b] = time[b];
+            }
+        return in;
     }
     void random(uint64_t seed, uint64_t n)
     {
         std::mt19937_64 rng(seed);
-        uint32_t phase = 0, p_op = 60, p_bar = 20, p_ready = 50, p_low = 50, hot = 0;
+        uint32_t phase = 0, p_op = 60, p_bar = 20, p_ready = 50, p_low = 50, hot = 0, p_cpl = 80, nlines = 8;
+        uint64_t now = 0;
+        // issued requests not yet reported complete, per bank lane: {entry, floor}
+        std::vector<std::deque<std::pair<uint8_t, uint64_t>>> pend(cfg_.banks);
+        broi_sched_out o{};
         for (uint64_t i = 0; i < n; i++) {
             if (phase-- == 0) {
                 phase = 30 + rng() % 300;
                 p_op = rng() % 101; p_bar = rng() % 50; p_ready = rng() % 101; p_low = rng() % 101;
                 hot = rng() % 3;   // 0: uniform entries, 1: few entries, 2: mostly remote
+                p_cpl = 30 + rng() % 71;                   // completions reported at once or later
+                nlines = 1u << (rng() % 5);                // 1..16 lines: same-line writes, table overflow
             }
             broi_sched_in in{};
+            // completions: the device finishes an issued request at or after its floor and now
+            now += rng() % 3;
+            in.now = now;
+            for (uint32_t b = 0; b < cfg_.banks; b++) {
+                if (o.issue_valid >> b & 1u) pend[b].emplace_back(o.issue_entry[b], o.issue_floor[b]);
+                if (pend[b].empty() || rng() % 100 >= p_cpl) {
+                    if (rng() % 50 == 0) {                 // a report of no issued request (any entry)
+                        in.cpl_valid |= 1u << b;
+                        in.cpl_entry[b] = (uint8_t)rng();
+                        in.cpl_line[b] = rng() % nlines;
+                        in.cpl_time[b] = rng() % (now + 64);
+                    }
+                    continue;
+                }
+                auto [e, fl] = pend[b].front();
+                pend[b].pop_front();
+                in.cpl_valid |= 1u << b;
+                in.cpl_entry[b] = e;
+                in.cpl_line[b] = rng() % nlines;
+                in.cpl_time[b] = std::max(fl, now) + rng() % 48;
+            }
             in.in_valid = rng() % 100 < p_op;
             in.in_barrier = rng() % 100 < p_bar;
             uint32_t e = rng() % (1u << ew_);
@@ -88,7 +191,7 @@ public:
             for (uint32_t b = 0; b < cfg_.banks; b++)
                 if (rng() % 100 < p_ready) in.bank_ready |= 1u << b;
             in.mc_low = rng() % 100 < p_low;
-            if (!step(in)) return;
+            if (!step(in, &o)) return;
         }
         const broi_sched_stats *st = broi_sched_get_stats(s_);
         std::printf("cosim broi_sched: %" PRIu64 " cycles, %" PRIu64 " pushes, %" PRIu64 " barriers, %" PRIu64
@@ -107,10 +210,27 @@ public:
         }
         if (cfg_.epoch_merge)
             std::printf("cosim broi_sched: %" PRIu64 " global epochs\n", st->global_epochs);
+        if (cfg_.order) {
+            std::printf("cosim broi_sched: %" PRIu64 " completions, %" PRIu64 " behind their line, %" PRIu64
+                        " line-table overflows, %" PRIu64 " writes with a floor\n",
+                        st->completions, st->line_waits, st->line_overflow, floors_);
+            if (n >= 5000) {
+                EXPECT_GT(st->line_waits, 0u);
+                EXPECT_GT(floors_, 0u);
+                if (cfg_.lines < 16) {
+                    EXPECT_GT(st->line_overflow, 0u);
+                }
+            }
+        }
     }
     broi_sched *core() { return s_; }
 
 private:
+    unsigned tw() const { return cfg_.order ? cfg_.time_bits : 1; }
+    unsigned lw() const { return cfg_.order ? cfg_.line_bits : 1; }
+    uint64_t tmask() const { return tw() >= 64 ? ~0ull : (1ull << tw()) - 1; }
+    uint64_t lmask() const { return lw() >= 64 ? ~0ull : (1ull << lw()) - 1; }
+    uint64_t floors_ = 0;   // issued requests with a non-zero floor
     broi_sched_cfg cfg_;
     cosim::Dut<V> dut_;
     std::vector<uint64_t> mem_;
@@ -240,6 +360,107 @@ TEST(BroiSched, Directed_Figure6c_Serial)
     EXPECT_EQ(o.occupancy, 0);
 }
 
+// ORDER 1, barrier sets: entry 0 holds A (bank 0), barrier, B (bank 1), C (bank 2); entry 1 holds D
+// (bank 3). A and D issue at the first step (floor 0) and entry 0's barrier issues; their
+// completions (A at 100, D at 900) come back at the next cycle, where B and C open entry 0's next
+// set: both start no earlier than A's completion, not D's (another entry). A third set waits for
+// the later of B and C.
+TEST(BroiSched, Directed_Order_BarrierSetFloor)
+{
+    BroiBench<Vbroi_sched_broi_table2_order> b(rtlp_broi_table2_order_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 1), &o));     // A
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 0, 1, 2), &o));     // B
+    ASSERT_TRUE(b.step(op(0, 0, 2, 3), &o));     // C
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 1, 3, 4), &o));     // D
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    go.now = 10;
+    ASSERT_TRUE(b.step(go, &o));
+    EXPECT_EQ(o.issue_valid, 0x9u);              // A (bank 0), D (bank 3)
+    EXPECT_EQ(o.issue_floor[0], 0u);
+    EXPECT_EQ(o.barrier, 1u);
+    broi_sched_in in = b.complete(o, {7, 0, 0, 8, 0, 0, 0, 0}, {100, 0, 0, 900, 0, 0, 0, 0}, 20);
+    in.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 100u);
+    EXPECT_EQ(o.cpl_done[3], 900u);
+    EXPECT_EQ(o.issue_valid, 0x6u);              // B, C
+    EXPECT_EQ(o.issue_floor[1], 100u);           // behind A
+    EXPECT_EQ(o.issue_floor[2], 100u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 0), 100u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 1), 0u);
+    ASSERT_TRUE(b.step(op(0, 0, 4, 5), &o));      // E after the second barrier (issued above)
+    broi_sched_in c2{};
+    c2.now = 30;
+    c2.cpl_valid = 0x6; c2.cpl_entry[1] = 0; c2.cpl_entry[2] = 0;
+    c2.cpl_line[1] = 1; c2.cpl_line[2] = 2; c2.cpl_time[1] = 400; c2.cpl_time[2] = 300;
+    c2.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(c2, &o));
+    EXPECT_EQ(o.issue_valid, 0x10u);             // E
+    EXPECT_EQ(o.issue_floor[4], 400u);           // the later of B and C
+}
+
+// ORDER 1, per-line order: completions of one line keep their report (issue) order while the line
+// has a write in flight; a line whose last write completed (done <= now) is free again.
+TEST(BroiSched, Directed_Order_LineOrder)
+{
+    BroiBench<Vbroi_sched_broi_small> b(rtlp_broi_small_cfg());   // 4 line slots
+    broi_sched_out o;
+    broi_sched_in in{};
+    in.now = 10;
+    in.cpl_valid = 0x3;                          // lane 0 then lane 1, both line 5
+    in.cpl_line[0] = 5; in.cpl_time[0] = 500;
+    in.cpl_line[1] = 5; in.cpl_time[1] = 300;    // the later write would finish first
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 500u);
+    EXPECT_EQ(o.cpl_done[1], 500u);              // held behind the earlier one
+    in = broi_sched_in{};
+    in.now = 400; in.cpl_valid = 0x1; in.cpl_line[0] = 5; in.cpl_time[0] = 450;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 500u);
+    in.now = 500; in.cpl_time[0] = 510;          // line 5 done at 500 <= now: free
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 510u);
+    // four other lines fill the table; a fifth is not remembered, the first is still in order
+    in = broi_sched_in{};
+    in.now = 600; in.cpl_valid = 0xF;
+    for (int c = 0; c < 4; c++) { in.cpl_line[c] = (uint64_t)c; in.cpl_time[c] = 700 + (uint64_t)c; }
+    ASSERT_TRUE(b.step(in, &o));
+    in.cpl_valid = 0x3; in.cpl_line[0] = 6; in.cpl_time[0] = 650; in.cpl_line[1] = 0; in.cpl_time[1] = 640;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 650u);
+    EXPECT_EQ(o.cpl_done[1], 700u);
+    EXPECT_EQ(broi_sched_get_stats(b.core())->line_overflow, 1u);
+}
+
+// ORDER 1 with MERGE 1: global epochs are one more floor. Entry 0: A (bank 0), barrier, B (bank 1);
+// entry 1: D (bank 2). A and D form global epoch 0, which closes at the first step; B (epoch 1)
+// starts after D (another thread's write of epoch 0) too, not only after A.
+TEST(BroiSched, Directed_Order_MergeGlobalFloor)
+{
+    BroiBench<Vbroi_sched_broi_table2_merge> b(rtlp_broi_table2_merge_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 1), &o));     // A
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 0, 1, 2), &o));     // B
+    ASSERT_TRUE(b.step(op(0, 1, 2, 3), &o));     // D
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(go, &o));
+    EXPECT_EQ(o.issue_valid, 0x5u);              // A, D
+    EXPECT_EQ(o.epoch_done, 1);
+    broi_sched_in in = b.complete(o, {1, 0, 2, 0, 0, 0, 0, 0}, {100, 0, 700, 0, 0, 0, 0, 0}, 5);
+    in.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.issue_valid, 0x2u);              // B
+    EXPECT_EQ(o.issue_floor[1], 700u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 0), 100u);                          // its entry's own floor
+    EXPECT_EQ(broi_sched_floor(b.core(), broi_sched_entries(b.core())), 700u);   // the global one
+}
+
 // One random lockstep test per preset: PRESET's Verilated model against the C core on seeded traffic
 // (seed offset K keeps the presets' streams apart).
 #define BROI_RANDOM_TEST(PRESET, K)                                                      \
@@ -303,6 +524,8 @@ BROI_RANDOM_TEST(broi_small_merge, 6)
 BROI_RANDOM_TEST(broi_small_serial3_merge, 7)
 
 BROI_RANDOM_TEST(broi_table2, 0)
+
+BROI_RANDOM_TEST(broi_table2_order, 8)
 
 BROI_RANDOM_TEST(broi_small, 1)
 
