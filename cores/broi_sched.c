@@ -2,6 +2,16 @@
 #include "broi_sched.h"
 #include <string.h>
 
+/* Planted bugs, for the co-simulation's self-test only: tb/broi_sched_plant.cpp compiles this file
+ * with BROI_SCHED_PLANTS and selects bug n with broi_sched_plant = n, and expects the lockstep
+ * comparison with rtl/broi_sched.v to fail. Every other build has PLANTED(n) = 0 (no global). */
+#ifdef BROI_SCHED_PLANTS
+int broi_sched_plant;
+#define PLANTED(n) (broi_sched_plant == (n))
+#else
+#define PLANTED(n) 0
+#endif
+
 typedef struct broi_entry {
     uint8_t  bank[BROI_MAX_UNITS];
     uint8_t  tag[BROI_MAX_UNITS];
@@ -148,6 +158,7 @@ broi_result broi_sched_barrier(broi_sched *s, uint32_t entry)
     else              e->len1 = (uint8_t)(e->cnt - e->len0);
     e->nbar++;
     e->dirty = 0;
+    if (PLANTED(1)) e->onext = 1;   /* planted: the floor moves one write too early */
     s->stats.barriers++;
     return BROI_OK;
 }
@@ -213,7 +224,10 @@ uint64_t broi_sched_complete(broi_sched *s, uint64_t now, uint32_t entry, uint64
         } else if (fr == UINT32_MAX) fr = j;
     }
     if (hit != UINT32_MAX) {
-        if (s->line[hit].done > done) { done = s->line[hit].done; s->stats.line_waits++; }
+        if (s->line[hit].done > done) {
+            if (!PLANTED(2)) done = s->line[hit].done;   /* planted: two writes of a line out of order */
+            s->stats.line_waits++;
+        }
         s->line[hit].done = done;
     } else if (fr != UINT32_MAX) {
         s->line[fr].line = line;
@@ -223,7 +237,8 @@ uint64_t broi_sched_complete(broi_sched *s, uint64_t now, uint32_t entry, uint64
     }
     if (entry < broi_sched_entries(s)) {
         s->e[entry].oset_done = max64(s->e[entry].oset_done, done);
-        if (merged_entry(s, entry)) s->gset_done = max64(s->gset_done, done);
+        if (merged_entry(s, entry) || (PLANTED(4) && s->cfg.epoch_merge))   /* planted: remote holds G */
+            s->gset_done = max64(s->gset_done, done);
     }
     return done;
 }
@@ -345,6 +360,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
             bm |= 1u << i;
             e->onext = 1;                                         /* its next write opens a set */
             if (merge && i < L) s->ahead |= 1u << i;
+            if (merge && i < L && PLANTED(3)) s->gnext = 1;   /* planted: global floor before G closes */
             e->len0 = e->nbar == 2 ? e->len1 : 0;
             e->len1 = 0;
             e->nbar--;
