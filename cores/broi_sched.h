@@ -67,8 +67,9 @@
  *     buffered when G closed joins whatever epoch is current when its next request comes (a
  *     thread's epoch is never merged into an earlier global epoch than its predecessor's).
  * Entries that are not ahead hold epoch-G sets only, so a request issued in a step belongs to
- * epoch broi_sched_global_epoch() as read before the step; a system model makes epoch G+1's
- * writes durable only after every write of epoch G (the barrier the memory controller sees).
+ * epoch broi_sched_global_epoch() as read before the step; epoch G+1's writes become durable only
+ * after every write of epoch G (the barrier the memory controller sees): with cfg.order = 1 the
+ * core gives those floors itself (below).
  * Remote entries are not merged: they keep their own sets and eq. 2 keys, as with epoch_merge 0.
  *
  * Durability order (cfg.order = 1; 0 = the paper's controller alone, the memory controller orders):

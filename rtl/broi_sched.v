@@ -38,9 +38,8 @@
 // line takes the lowest free slot, none free: not remembered) and raises osd (and gsd) of the
 // entry. ORDER = 0: no such state; issue_floor and cpl_done are 0. LINE_W / TIME_W: port widths.
 module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, bank_ready, mc_low,
-                   now, cpl_valid, cpl_entry, cpl_line, cpl_time,
                    result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy, epoch_done,
-                   issue_floor, cpl_done);
+                   now, cpl_valid, cpl_entry, cpl_line, cpl_time, issue_floor, cpl_done);
     parameter LOCAL  = 8;    // local BROI entries (one per core)
     parameter REMOTE = 2;    // remote BROI entries (one per RDMA channel), >= 0
     parameter UNITS  = 8;    // request units per entry, 1..16
@@ -52,10 +51,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     parameter TAG_W  = 4;    // request tag (persist-buffer index) width, 1..8
     parameter SERIAL = 0;    // 0: parallel; K = 1..32: serial, K entries evaluated per cycle
     parameter MERGE  = 0;    // 0: BROI; 1: Figure 3(a) Epoch baseline (merged global epochs)
-    parameter ORDER  = 0;    // 1: durability order (completion floors, per-line completion order)
-    parameter LINES  = 1;    // ORDER: line-order table slots, >= 1
-    parameter LINE_W = 1;    // line id width, 1..64
-    parameter TIME_W = 1;    // timestamp width, 1..64
 
     localparam T  = LOCAL + REMOTE;
     localparam EW = (T > 1) ? $clog2(T) : 1;
@@ -74,13 +69,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     input  wire [TAG_W-1:0]       in_tag;
     input  wire [BANKS-1:0]       bank_ready;
     input  wire                   mc_low;
-    /* verilator lint_off UNUSED */
-    input  wire [TIME_W-1:0]      now;           // ORDER only
-    input  wire [BANKS-1:0]       cpl_valid;     // completion lane c reports a device completion
-    input  wire [BANKS*EW-1:0]    cpl_entry;     // lane c: [c*EW +: EW]
-    input  wire [BANKS*LINE_W-1:0] cpl_line;
-    input  wire [BANKS*TIME_W-1:0] cpl_time;
-    /* verilator lint_on UNUSED */
     output reg  [2:0]             result;        // broi_result
     output reg  [BANKS-1:0]       issue_valid;
     output reg  [BANKS*EW-1:0]    issue_entry;   // bank b: [b*EW +: EW]
@@ -89,8 +77,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     output reg  [RW-1:0]          starving;      // remote entry r starving
     output reg  [15:0]            occupancy;
     output reg                    epoch_done;    // MERGE: the global epoch advanced at this edge
-    output reg  [BANKS*TIME_W-1:0] issue_floor;  // ORDER: bank b's request starts no earlier
-    output reg  [BANKS*TIME_W-1:0] cpl_done;     // ORDER: lane c's completion in line order
 
     // ---- state ----
     reg [T*UNITS*BW-1:0]    ub;      // unit bank
@@ -105,13 +91,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [BANKS-1:0]         bvalid;
     reg [BANKS*EW-1:0]      bent;
     reg [BANKS*12-1:0]      bkey;
-    // ORDER only (constant 0 when ORDER = 0): floors and the line-order table
-    reg [T-1:0]             onx;
-    reg [T*TIME_W-1:0]      ofl, osd;
-    reg                     gnx;
-    reg [TIME_W-1:0]        gfl, gsd;
-    reg [LINES*LINE_W-1:0]  lline;
-    reg [LINES*TIME_W-1:0]  ldone;
 
     // ---- next state / outputs ----
     reg [T*UNITS*BW-1:0]    n_ub;
@@ -133,13 +112,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg [BANKS-1:0]         n_bvalid;
     reg [BANKS*EW-1:0]      n_bent;
     reg [BANKS*12-1:0]      n_bkey;
-    reg [T-1:0]             n_onx;   // read only when ORDER != 0
-    reg [T*TIME_W-1:0]      n_ofl, n_osd;
-    reg                     n_gnx;
-    reg [TIME_W-1:0]        n_gfl, n_gsd;
-    reg [LINES*LINE_W-1:0]  n_lline;
-    reg [LINES*TIME_W-1:0]  n_ldone;
-    reg [BANKS*TIME_W-1:0]  o_floor, o_cdone;
     /* verilator lint_on UNUSED */
 
     // ---- constants at their natural widths ----
@@ -181,9 +153,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     reg                lel;
     reg [11:0]         lkey;
     integer            l, idx, pi;
-    reg [TIME_W-1:0]   d, fl, vt;         // ORDER: completion, floor, slot time
-    reg                lhit, lfree;
-    integer            c, hj, fj;
 
     always @* begin
         n_ub = ub; n_ut = ut; n_cnt = cnt; n_len0 = len0; n_len1 = len1; n_nbar = nbar;
@@ -203,46 +172,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
         sfound = {BANKS{1'b0}}; sbest = {(BANKS*EW){1'b0}}; decide = 1'b1;
         lrm = {BANKS{1'b0}}; lnm = {BANKS{1'b0}}; le0 = {UW{1'b0}}; lcls = 2'd0; lel = 1'b0;
         lkey = 12'd0; idx = 0; pi = 0;
-        n_onx = onx; n_ofl = ofl; n_osd = osd; n_gnx = gnx; n_gfl = gfl; n_gsd = gsd;
-        n_lline = lline; n_ldone = ldone;
-        o_floor = {(BANKS*TIME_W){1'b0}}; o_cdone = {(BANKS*TIME_W){1'b0}};
-        d = {TIME_W{1'b0}}; fl = {TIME_W{1'b0}}; vt = {TIME_W{1'b0}}; lhit = 1'b0; lfree = 1'b0;
-        hj = 0; fj = 0;
-
-        // (0) ORDER: completion lanes in lane order: line order, then the set's completion
-        if (ORDER != 0) begin
-            for (c = 0; c < BANKS; c = c + 1) if (cpl_valid[c]) begin
-                d = cpl_time[c*TIME_W +: TIME_W];
-                lhit = 1'b0; lfree = 1'b0; hj = 0; fj = 0;
-                for (j = 0; j < LINES; j = j + 1) begin
-                    if (n_ldone[j*TIME_W +: TIME_W] > now) begin
-                        if (!lhit && n_lline[j*LINE_W +: LINE_W] == cpl_line[c*LINE_W +: LINE_W]) begin
-                            lhit = 1'b1; hj = j;
-                        end
-                    end else if (!lfree) begin
-                        lfree = 1'b1; fj = j;
-                    end
-                end
-                for (j = 0; j < LINES; j = j + 1) begin
-                    if (lhit && j == hj) begin
-                        vt = n_ldone[j*TIME_W +: TIME_W];
-                        if (vt > d) d = vt;
-                        n_ldone[j*TIME_W +: TIME_W] = d;
-                    end else if (!lhit && lfree && j == fj) begin
-                        n_lline[j*LINE_W +: LINE_W] = cpl_line[c*LINE_W +: LINE_W];
-                        n_ldone[j*TIME_W +: TIME_W] = d;
-                    end
-                end
-                for (i = 0; i < T; i = i + 1) begin
-                    ii = i[EW-1:0];
-                    if (cpl_entry[c*EW +: EW] == ii) begin
-                        if (d > n_osd[i*TIME_W +: TIME_W]) n_osd[i*TIME_W +: TIME_W] = d;
-                        if (MERGE != 0 && i < LOCAL && d > n_gsd) n_gsd = d;
-                    end
-                end
-                o_cdone[c*TIME_W +: TIME_W] = d;
-            end
-        end
 
         // (i) sets and priority keys on the registered state
         for (i = 0; i < T; i = i + 1) begin
@@ -369,25 +298,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
                                 o_tag[b*TAG_W +: TAG_W] = ut[(i*UNITS+k)*TAG_W +: TAG_W];
                             end
                         end
-                        if (ORDER != 0) begin
-                            // the first write of a new set moves the floor(s)
-                            if (n_onx[i]) begin
-                                if (n_osd[i*TIME_W +: TIME_W] > n_ofl[i*TIME_W +: TIME_W])
-                                    n_ofl[i*TIME_W +: TIME_W] = n_osd[i*TIME_W +: TIME_W];
-                                n_osd[i*TIME_W +: TIME_W] = {TIME_W{1'b0}};
-                                n_onx[i] = 1'b0;
-                            end
-                            fl = n_ofl[i*TIME_W +: TIME_W];
-                            if (MERGE != 0 && i < LOCAL) begin
-                                if (n_gnx) begin
-                                    if (n_gsd > n_gfl) n_gfl = n_gsd;
-                                    n_gsd = {TIME_W{1'b0}};
-                                    n_gnx = 1'b0;
-                                end
-                                if (n_gfl > fl) fl = n_gfl;
-                            end
-                            o_floor[b*TIME_W +: TIME_W] = fl;
-                        end
                     end
                 end
             end
@@ -429,7 +339,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             end
             if (nb != 2'd0 && l0 == {UW{1'b0}} && !(MERGE != 0 && i < LOCAL && ahead[i])) begin
                 o_bar[i] = 1'b1;
-                if (ORDER != 0) n_onx[i] = 1'b1;
                 if (MERGE != 0 && i < LOCAL) n_ahead[i] = 1'b1;
                 l0 = (nb == 2'd2) ? l1 : {UW{1'b0}};
                 l1 = {UW{1'b0}};
@@ -448,7 +357,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             if (n_ahead != {T{1'b0}} && !opn) begin
                 n_ahead = {T{1'b0}};
                 o_done = 1'b1;
-                if (ORDER != 0) n_gnx = 1'b1;
             end
         end
 
@@ -514,7 +422,106 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
         end
     end endgenerate
 
+    // ---- ORDER: parameters and ports (declared here, after the scheduler, so that ORDER = 0
+    // leaves the scheduler's netlist as it was) ----
+    parameter ORDER  = 0;    // 1: durability order (completion floors, per-line completion order)
+    parameter LINES  = 1;    // ORDER: line-order table slots, >= 1
+    parameter LINE_W = 1;    // line id width, 1..64
+    parameter TIME_W = 1;    // timestamp width, 1..64
+    /* verilator lint_off UNUSED */
+    input  wire [TIME_W-1:0]      now;           // ORDER only
+    input  wire [BANKS-1:0]       cpl_valid;     // completion lane c reports a device completion
+    input  wire [BANKS*EW-1:0]    cpl_entry;     // lane c: [c*EW +: EW]
+    input  wire [BANKS*LINE_W-1:0] cpl_line;
+    input  wire [BANKS*TIME_W-1:0] cpl_time;
+    /* verilator lint_on UNUSED */
+    output reg  [BANKS*TIME_W-1:0] issue_floor;  // ORDER: bank b's request starts no earlier
+    output reg  [BANKS*TIME_W-1:0] cpl_done;     // ORDER: lane c's completion in line order
+
+    // ORDER: the durability order, on this edge's schedule outcome (o_valid / o_entry / o_bar /
+    // o_done): (0) completion lanes in lane order (line order, then the set's completion),
+    // (1) floors of the issued requests in bank order (the first write of a new set moves the
+    // floor), (2) barriers issued now open their entries' next sets, a closed global epoch the next.
     generate if (ORDER != 0) begin : g_order
+        reg [T-1:0]            onx, n_onx;     // a barrier issued since the entry's last issued write
+        reg [T*TIME_W-1:0]     ofl, osd;       // per entry: floor, latest completion of its issuing set
+        reg [T*TIME_W-1:0]     n_ofl, n_osd;
+        reg                    gnx, n_gnx;     // MERGE: the same for the global epochs
+        reg [TIME_W-1:0]       gfl, gsd, n_gfl, n_gsd;
+        reg [LINES*LINE_W-1:0] lline, n_lline; // line-order table: {line, done}, live while done > now
+        reg [LINES*TIME_W-1:0] ldone, n_ldone;
+        reg [BANKS*TIME_W-1:0] o_floor, o_cdone;
+        reg [TIME_W-1:0]       d, fl, vt;
+        reg                    lhit, lfree;
+        reg [EW-1:0]           oi;
+        integer                oc, oj, ob, oe, hj, fj;
+        always @* begin
+            n_onx = onx; n_ofl = ofl; n_osd = osd; n_gnx = gnx; n_gfl = gfl; n_gsd = gsd;
+            n_lline = lline; n_ldone = ldone;
+            o_floor = {(BANKS*TIME_W){1'b0}}; o_cdone = {(BANKS*TIME_W){1'b0}};
+            d = {TIME_W{1'b0}}; fl = {TIME_W{1'b0}}; vt = {TIME_W{1'b0}}; lhit = 1'b0; lfree = 1'b0;
+            oi = {EW{1'b0}}; hj = 0; fj = 0;
+            // (0) completion lanes
+            for (oc = 0; oc < BANKS; oc = oc + 1) if (cpl_valid[oc]) begin
+                d = cpl_time[oc*TIME_W +: TIME_W];
+                lhit = 1'b0; lfree = 1'b0; hj = 0; fj = 0;
+                for (oj = 0; oj < LINES; oj = oj + 1) begin
+                    if (n_ldone[oj*TIME_W +: TIME_W] > now) begin
+                        if (!lhit && n_lline[oj*LINE_W +: LINE_W] == cpl_line[oc*LINE_W +: LINE_W]) begin
+                            lhit = 1'b1; hj = oj;
+                        end
+                    end else if (!lfree) begin
+                        lfree = 1'b1; fj = oj;
+                    end
+                end
+                for (oj = 0; oj < LINES; oj = oj + 1) begin
+                    if (lhit && oj == hj) begin
+                        vt = n_ldone[oj*TIME_W +: TIME_W];
+                        if (vt > d) d = vt;
+                        n_ldone[oj*TIME_W +: TIME_W] = d;
+                    end else if (!lhit && lfree && oj == fj) begin
+                        n_lline[oj*LINE_W +: LINE_W] = cpl_line[oc*LINE_W +: LINE_W];
+                        n_ldone[oj*TIME_W +: TIME_W] = d;
+                    end
+                end
+                for (oe = 0; oe < T; oe = oe + 1) begin
+                    oi = oe[EW-1:0];
+                    if (cpl_entry[oc*EW +: EW] == oi) begin
+                        if (d > n_osd[oe*TIME_W +: TIME_W]) n_osd[oe*TIME_W +: TIME_W] = d;
+                        if (MERGE != 0 && oe < LOCAL && d > n_gsd) n_gsd = d;
+                    end
+                end
+                o_cdone[oc*TIME_W +: TIME_W] = d;
+            end
+            // (1) floors of this edge's issued requests
+            for (ob = 0; ob < BANKS; ob = ob + 1) if (o_valid[ob]) begin
+                for (oe = 0; oe < T; oe = oe + 1) begin
+                    oi = oe[EW-1:0];
+                    if (o_entry[ob*EW +: EW] == oi) begin
+                        if (n_onx[oe]) begin
+                            if (n_osd[oe*TIME_W +: TIME_W] > n_ofl[oe*TIME_W +: TIME_W])
+                                n_ofl[oe*TIME_W +: TIME_W] = n_osd[oe*TIME_W +: TIME_W];
+                            n_osd[oe*TIME_W +: TIME_W] = {TIME_W{1'b0}};
+                            n_onx[oe] = 1'b0;
+                        end
+                        fl = n_ofl[oe*TIME_W +: TIME_W];
+                        if (MERGE != 0 && oe < LOCAL) begin
+                            if (n_gnx) begin
+                                if (n_gsd > n_gfl) n_gfl = n_gsd;
+                                n_gsd = {TIME_W{1'b0}};
+                                n_gnx = 1'b0;
+                            end
+                            if (n_gfl > fl) fl = n_gfl;
+                        end
+                        o_floor[ob*TIME_W +: TIME_W] = fl;
+                    end
+                end
+            end
+            // (2) barrier issue and global-epoch close
+            for (oe = 0; oe < T; oe = oe + 1)
+                if (o_bar[oe]) n_onx[oe] = 1'b1;
+            if (MERGE != 0 && o_done) n_gnx = 1'b1;
+        end
         always @(posedge clk) begin
             if (rst) begin
                 onx <= {T{1'b0}}; ofl <= {(T*TIME_W){1'b0}}; osd <= {(T*TIME_W){1'b0}};
@@ -529,9 +536,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
         end
     end else begin : g_no_order
         always @* begin
-            onx = {T{1'b0}}; ofl = {(T*TIME_W){1'b0}}; osd = {(T*TIME_W){1'b0}};
-            gnx = 1'b0; gfl = {TIME_W{1'b0}}; gsd = {TIME_W{1'b0}};
-            lline = {(LINES*LINE_W){1'b0}}; ldone = {(LINES*TIME_W){1'b0}};
             issue_floor = {(BANKS*TIME_W){1'b0}}; cpl_done = {(BANKS*TIME_W){1'b0}};
         end
     end endgenerate
