@@ -41,6 +41,7 @@
 #include "mem_ctrl.h"
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <queue>
 #include <sstream>
 #include <vector>
