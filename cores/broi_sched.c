@@ -2,6 +2,16 @@
 #include "broi_sched.h"
 #include <string.h>
 
+/* Planted bugs, for the co-simulation's self-test only: tb/broi_sched_plant.cpp compiles this file
+ * with BROI_SCHED_PLANTS and selects bug n with broi_sched_plant = n, and expects the lockstep
+ * comparison with rtl/broi_sched.v to fail. Every other build has PLANTED(n) = 0 (no global). */
+#ifdef BROI_SCHED_PLANTS
+int broi_sched_plant;
+#define PLANTED(n) (broi_sched_plant == (n))
+#else
+#define PLANTED(n) 0
+#endif
+
 typedef struct broi_entry {
     uint8_t  bank[BROI_MAX_UNITS];
     uint8_t  tag[BROI_MAX_UNITS];
@@ -11,7 +21,14 @@ typedef struct broi_entry {
     uint8_t  len1;       /* |s^1| when nbar == 2, else 0 */
     uint8_t  dirty;      /* a request arrived since the last barrier */
     uint16_t starve;     /* remote: steps blocked with a non-empty R_i (saturates) */
+    uint8_t  onext;      /* order: a barrier issued since the entry's last issued write */
+    uint64_t ofloor;     /* order: completion of every write of the sets before the issuing one */
+    uint64_t oset_done;  /* order: latest completion reported for the issuing set */
 } broi_entry;
+
+typedef struct broi_line {
+    uint64_t line, done;   /* live while done > now */
+} broi_line;
 
 struct broi_sched {
     broi_sched_cfg   cfg;
@@ -26,11 +43,23 @@ struct broi_sched {
     uint32_t         ahead;
     uint64_t         gepoch;                  /* the current global epoch */
     uint8_t          closed;                  /* the global epoch advanced at the last decision */
+    /* order: the global epochs' floor (epoch_merge) and the line-order table (cfg.lines slots) */
+    uint8_t          gnext;
+    uint64_t         gfloor, gset_done;
+    uint64_t         tmask, lmask;            /* time_bits / line_bits masks */
+    broi_line        line[];
 };
 
 static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
-size_t broi_sched_bytes(const broi_sched_cfg *cfg) { (void)cfg; return sizeof(broi_sched); }
+size_t broi_sched_bytes(const broi_sched_cfg *cfg)
+{
+    uint32_t n = cfg && cfg->order && cfg->lines <= BROI_MAX_LINES ? cfg->lines : 0;
+    return sizeof(broi_sched) + (size_t)n * sizeof(broi_line);
+}
+
+static uint64_t wmask(uint32_t bits) { return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1); }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 int broi_sched_init(void *mem, const broi_sched_cfg *cfg)
 {
@@ -44,9 +73,15 @@ int broi_sched_init(void *mem, const broi_sched_cfg *cfg)
     if (cfg->tag_bits < 1 || cfg->tag_bits > 8) return -1;
     if (cfg->serial > BROI_MAX_ENTRIES) return -1;
     if (cfg->epoch_merge > 1) return -1;
+    if (cfg->order > 1 || (cfg->order && (cfg->lines < 1 || cfg->lines > BROI_MAX_LINES))) return -1;
+    if (cfg->order && (cfg->line_bits < 1 || cfg->line_bits > 64 || cfg->time_bits < 1 || cfg->time_bits > 64))
+        return -1;
     broi_sched *s = (broi_sched *)mem;
-    memset(s, 0, sizeof *s);
+    memset(s, 0, broi_sched_bytes(cfg));
     s->cfg = *cfg;
+    if (!cfg->order) s->cfg.lines = 0;
+    s->tmask = wmask(cfg->time_bits);
+    s->lmask = wmask(cfg->line_bits);
     return 0;
 }
 
@@ -123,6 +158,7 @@ broi_result broi_sched_barrier(broi_sched *s, uint32_t entry)
     else              e->len1 = (uint8_t)(e->cnt - e->len0);
     e->nbar++;
     e->dirty = 0;
+    if (PLANTED(1)) e->onext = 1;   /* planted: the floor moves one write too early */
     s->stats.barriers++;
     return BROI_OK;
 }
@@ -153,6 +189,75 @@ uint32_t broi_sched_decision_cycles(const broi_sched_cfg *cfg)
 
 uint32_t broi_sched_sweep_pos(const broi_sched *s) { return s->ptr; }
 
+/* Start floor of a write entry i issues now: the first write of a new set (of the entry; with
+ * epoch_merge, of the global epochs for a local entry) moves that order's floor. */
+static int merged_entry(const broi_sched *s, uint32_t i) { return s->cfg.epoch_merge && i < s->cfg.local_entries; }
+static uint64_t issue_floor(broi_sched *s, uint32_t i)
+{
+    broi_entry *e = &s->e[i];
+    if (e->onext) {
+        e->ofloor = max64(e->ofloor, e->oset_done);
+        e->oset_done = 0;
+        e->onext = 0;
+    }
+    if (!merged_entry(s, i)) return e->ofloor;
+    if (s->gnext) {
+        s->gfloor = max64(s->gfloor, s->gset_done);
+        s->gset_done = 0;
+        s->gnext = 0;
+    }
+    return max64(e->ofloor, s->gfloor);
+}
+
+uint64_t broi_sched_complete(broi_sched *s, uint64_t now, uint32_t entry, uint64_t line, uint64_t done)
+{
+    if (!s->cfg.order) return done;
+    done &= s->tmask;
+    now &= s->tmask;
+    line &= s->lmask;
+    s->stats.completions++;
+    uint32_t hit = UINT32_MAX, fr = UINT32_MAX;
+    for (uint32_t j = 0; j < s->cfg.lines; j++) {
+        const broi_line *l = &s->line[j];
+        if (l->done > now) {
+            if (l->line == line) { hit = j; break; }
+        } else if (fr == UINT32_MAX) fr = j;
+    }
+    if (hit != UINT32_MAX) {
+        if (s->line[hit].done > done) {
+            if (!PLANTED(2)) done = s->line[hit].done;   /* planted: two writes of a line out of order */
+            s->stats.line_waits++;
+        }
+        s->line[hit].done = done;
+    } else if (fr != UINT32_MAX) {
+        s->line[fr].line = line;
+        s->line[fr].done = done;
+    } else {
+        s->stats.line_overflow++;
+    }
+    if (entry < broi_sched_entries(s)) {
+        s->e[entry].oset_done = max64(s->e[entry].oset_done, done);
+        if (merged_entry(s, entry) || (PLANTED(4) && s->cfg.epoch_merge))   /* planted: remote holds G */
+            s->gset_done = max64(s->gset_done, done);
+    }
+    return done;
+}
+
+uint64_t broi_sched_floor(const broi_sched *s, uint32_t i)
+{
+    if (i == broi_sched_entries(s)) return s->gfloor;
+    return i < broi_sched_entries(s) ? s->e[i].ofloor : 0;
+}
+
+uint64_t broi_sched_line_done(const broi_sched *s, uint64_t now, uint64_t line)
+{
+    now &= s->tmask;
+    line &= s->lmask;
+    for (uint32_t j = 0; j < s->cfg.lines; j++)
+        if (s->line[j].done > now && s->line[j].line == line) return s->line[j].done;
+    return 0;
+}
+
 uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
                              broi_issue *issue, uint32_t *barrier_mask)
 {
@@ -166,6 +271,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
     s->closed = 0;
     for (uint32_t b = 0; b < B; b++) {
         issue[b].valid = 0; issue[b].entry = 0; issue[b].tag = 0;
+        issue[b].floor = 0;
         best[b] = -1; bestkey[b] = 0;
     }
     if (s->cfg.serial == 0) {
@@ -220,6 +326,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
                 issue[b].valid = 1;
                 issue[b].entry = (uint8_t)best[b];
                 issue[b].tag = e->tag[k];
+                if (s->cfg.order) issue[b].floor = issue_floor(s, (uint32_t)best[b]);
                 removed[best[b]] |= 1u << k;
                 if (bestkey[b] >> 10 == 2) s->stats.starve_grants++;
                 nissued++;
@@ -251,7 +358,9 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
         const int held = merge && i < L && (ahead0 >> i & 1u);   /* epoch G+1 waits for G */
         if (e->nbar && e->len0 == 0 && !held) {
             bm |= 1u << i;
+            e->onext = 1;                                         /* its next write opens a set */
             if (merge && i < L) s->ahead |= 1u << i;
+            if (merge && i < L && PLANTED(3)) s->gnext = 1;   /* planted: global floor before G closes */
             e->len0 = e->nbar == 2 ? e->len1 : 0;
             e->len1 = 0;
             e->nbar--;
@@ -268,6 +377,7 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
             s->gepoch++;
             s->stats.global_epochs++;
             s->closed = 1;
+            s->gnext = 1;                                         /* the next merged write opens G */
         }
     }
     *barrier_mask = bm;
@@ -327,11 +437,16 @@ void broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out
 {
     broi_issue iss[BROI_MAX_BANKS];
     memset(out, 0, sizeof *out);
+    if (s->cfg.order)
+        for (uint32_t c = 0; c < s->cfg.banks; c++)
+            if (in->cpl_valid >> c & 1u)
+                out->cpl_done[c] = broi_sched_complete(s, in->now, in->cpl_entry[c], in->cpl_line[c], in->cpl_time[c]);
     broi_sched_schedule(s, in->bank_ready, in->mc_low, iss, &out->barrier);
     for (uint32_t b = 0; b < s->cfg.banks; b++) {
         if (iss[b].valid) out->issue_valid |= 1u << b;
         out->issue_entry[b] = iss[b].entry;
         out->issue_tag[b] = iss[b].tag;
+        out->issue_floor[b] = iss[b].floor;
     }
     if (in->in_valid)
         out->result = (uint8_t)(in->in_barrier ? broi_sched_barrier(s, in->in_entry)

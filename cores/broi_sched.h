@@ -67,9 +67,35 @@
  *     buffered when G closed joins whatever epoch is current when its next request comes (a
  *     thread's epoch is never merged into an earlier global epoch than its predecessor's).
  * Entries that are not ahead hold epoch-G sets only, so a request issued in a step belongs to
- * epoch broi_sched_global_epoch() as read before the step; a system model makes epoch G+1's
- * writes durable only after every write of epoch G (the barrier the memory controller sees).
+ * epoch broi_sched_global_epoch() as read before the step; epoch G+1's writes become durable only
+ * after every write of epoch G (the barrier the memory controller sees): with cfg.order = 1 the
+ * core gives those floors itself (below).
  * Remote entries are not merged: they keep their own sets and eq. 2 keys, as with epoch_merge 0.
+ *
+ * Durability order (cfg.order = 1; 0 = the paper's controller alone, the memory controller orders):
+ * the core also decides when an issued write may start on the device and when it may complete.
+ * Times are opaque caller values (picoseconds in persim, masked to cfg.time_bits), compared and
+ * maxed, never advanced by the core.
+ *   - barrier sets: a write of a later barrier set of an entry starts no earlier than every write
+ *     of the earlier sets of that entry has completed. Per entry: `floor` (completion of every
+ *     write of the sets before the one issuing now), `set_done` (latest completion reported for
+ *     the set issuing now) and `next` (a barrier of the entry issued since its last issued write:
+ *     the next issued write opens a new set, floor = max(floor, set_done), set_done = 0). Only the
+ *     first write of a set moves the floor, so every write a step issues gets its floor at issue
+ *     (broi_issue.floor), before any write of that step has completed.
+ *   - completion floor of merged epochs (epoch_merge): the global epochs are one more such order
+ *     (global floor / set_done / next; `next` is set when G advances), applied to local entries;
+ *     broi_issue.floor is the max of the entry's and the global floor.
+ *   - per-line completion order: writes of one line complete in issue order (a controller lets no
+ *     later write of an address overtake an earlier one). broi_sched_complete(now, entry, line,
+ *     done) gets the device's completion of an issued write and returns max(done, the completion
+ *     of the line's previous write); a table of cfg.lines {line, done} slots remembers the lines
+ *     with a write in flight (done > now; a slot with done <= now is free). A line with a live slot
+ *     takes that slot (lowest index), else the lowest free slot; no free slot: the line is not
+ *     remembered (stats.line_overflow). A system model sizes the table to its writes in flight.
+ *     The returned completion also raises the entry's (and, merged, the global) set_done.
+ *   Transaction order: broi_sched_schedule (floors), then one broi_sched_complete per issued write
+ *   in bank order, before the next schedule.
  *
  * Barriers: a barrier with no request since the previous barrier (or since reset) orders nothing
  * and is merged (BROI_MERGED). A barrier that finds all barrier registers in use is refused
@@ -109,7 +135,14 @@ typedef struct broi_sched_cfg {
     uint32_t epoch_merge;      /* 0 = BROI (default): per-entry sets, eq. 2; 1 = the Figure 3(a)
                                   Epoch baseline: local entries' i-th sets merged into global
                                   epochs, no BLP-aware choice (see the header comment) */
+    uint32_t order;            /* 0 = no durability order (floors 0, completions returned as given);
+                                  1 = barrier-set and global-epoch floors, per-line completion order */
+    uint32_t lines;            /* order = 1: line-order table slots, 1..BROI_MAX_LINES (0 with order 0) */
+    uint32_t line_bits;        /* line id width, 1..64 (ids are masked to it; 64 = no mask) */
+    uint32_t time_bits;        /* timestamp width, 1..64 (times are masked to it; 64 = no mask) */
 } broi_sched_cfg;
+
+#define BROI_MAX_LINES (1u << 20)
 
 typedef enum broi_result {
     BROI_NONE   = 0,   /* no operation offered */
@@ -121,6 +154,7 @@ typedef enum broi_result {
 
 typedef struct broi_issue {
     uint8_t valid, entry, tag;
+    uint64_t floor;    /* order = 1: the write starts on the device no earlier than this */
 } broi_issue;
 
 typedef struct broi_sched_stats {
@@ -129,6 +163,9 @@ typedef struct broi_sched_stats {
     uint64_t steps;    /* schedule decisions (serial mode: completed sweeps) */
     uint64_t clocks;   /* broi_sched_schedule / broi_sched_step calls */
     uint64_t global_epochs;   /* epoch_merge: global epochs completed (= broi_sched_global_epoch) */
+    uint64_t completions;     /* order = 1: broi_sched_complete calls */
+    uint64_t line_waits;      /* completions delayed behind the line's previous write */
+    uint64_t line_overflow;   /* completions whose line found no free table slot */
 } broi_sched_stats;
 
 typedef struct broi_sched broi_sched;
@@ -147,6 +184,10 @@ broi_result broi_sched_barrier(broi_sched *s, uint32_t entry);
  * requests issued. */
 uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
                              broi_issue *issue, uint32_t *barrier_mask);
+/* order = 1: the device completes an issued write of `entry` to `line` at `done` (now = the
+ * caller's current time, frees the table slots of completed lines). Returns the write's completion
+ * in line order, and raises its set's completion (see the header comment). order = 0: returns done. */
+uint64_t broi_sched_complete(broi_sched *s, uint64_t now, uint32_t entry, uint64_t line, uint64_t done);
 
 /* ---- state queries ---- */
 uint32_t broi_sched_entries(const broi_sched *s);                 /* local + remote */
@@ -175,10 +216,17 @@ const broi_sched_stats *broi_sched_get_stats(const broi_sched *s);
  * bit i = local entry i is ahead (its SubReady-SET belongs to G+1). */
 uint64_t broi_sched_global_epoch(const broi_sched *s);
 uint32_t broi_sched_ahead(const broi_sched *s);
+/* order = 1: completion floor of an entry's issuing set (entry = broi_sched_entries(): the global
+ * one), and the line order: the completion of the line's last write if it is still in flight at
+ * `now`, else 0. */
+uint64_t broi_sched_floor(const broi_sched *s, uint32_t entry);
+uint64_t broi_sched_line_done(const broi_sched *s, uint64_t now, uint64_t line);
 
 /* ---- cycle API: one clock edge, mirroring rtl/broi_sched.v ----
- * Per-cycle order: (1) one schedule step (issue + barrier issue) on the state at the start of
- * the cycle, (2) the offered operation (push or barrier) on the resulting state.
+ * Per-cycle order: (0) the completion lanes (order = 1) in lane order, each a
+ * broi_sched_complete(now, cpl_entry, cpl_line, cpl_time), on the state at the start of the
+ * cycle, (1) one schedule step (issue + barrier issue, floors), (2) the offered operation (push
+ * or barrier) on the resulting state. A system reports the writes a step issued in a later cycle.
  * All outputs are registered in the RTL: they describe what happened at this edge. */
 typedef struct broi_sched_in {
     uint8_t  in_valid;     /* an operation is offered */
@@ -188,6 +236,11 @@ typedef struct broi_sched_in {
     uint8_t  in_tag;       /* taken modulo 2^tag_bits */
     uint32_t bank_ready;   /* bit b: bank b accepts a request this cycle */
     uint8_t  mc_low;       /* memory-controller queue in low utilisation */
+    uint64_t now;          /* order = 1: current time (frees line-table slots) */
+    uint32_t cpl_valid;    /* bit c: completion lane c reports a device completion */
+    uint8_t  cpl_entry[BROI_MAX_BANKS];
+    uint64_t cpl_line[BROI_MAX_BANKS];
+    uint64_t cpl_time[BROI_MAX_BANKS];   /* the device's completion */
 } broi_sched_in;
 typedef struct broi_sched_out {
     uint8_t  result;                  /* broi_result of the offered operation */
@@ -198,6 +251,8 @@ typedef struct broi_sched_out {
     uint32_t starving;                /* bit r: remote entry r is starving (after the edge) */
     uint8_t  epoch_done;              /* epoch_merge: the global epoch advanced at this edge */
     uint16_t occupancy;               /* units buffered (after the edge) */
+    uint64_t issue_floor[BROI_MAX_BANKS];   /* order = 1: start floor of bank b's request (0 if none) */
+    uint64_t cpl_done[BROI_MAX_BANKS];      /* completion of lane c in line order (0 if not valid) */
 } broi_sched_out;
 void     broi_sched_step(broi_sched *s, const broi_sched_in *in, broi_sched_out *out);
 

@@ -26,8 +26,20 @@
 // issues its barrier becomes ahead; at a decision, when no local entry that is not ahead holds a
 // unit or a pending barrier and some entry is ahead, every ahead bit clears (the global epoch
 // advances, output epoch_done). Remote entries behave as with MERGE = 0.
+//
+// ORDER = 1: the durability order (cores/broi_sched.c cfg.order): per entry a completion floor
+// ofl, the latest reported completion of its issuing set osd and a bit onx (a barrier issued since
+// its last issued write); with MERGE the same three for the global epochs (gfl, gsd, gnx; gnx set
+// when the epoch advances). An issued request's floor (issue_floor, bank b: [b*TIME_W +: TIME_W])
+// is max(ofl, and for a merged local entry gfl), after the first write of a new set moved the
+// floor to max(floor, set_done). Completion lanes (cpl_valid/entry/line/time, lane c), applied in
+// lane order before the schedule step: a table of LINES slots {line, done} (live while done > now)
+// puts a write behind the line's previous one (cpl_done = max(cpl_time, live slot's done); a new
+// line takes the lowest free slot, none free: not remembered) and raises osd (and gsd) of the
+// entry. ORDER = 0: no such state; issue_floor and cpl_done are 0. LINE_W / TIME_W: port widths.
 module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, bank_ready, mc_low,
-                   result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy, epoch_done);
+                   result, issue_valid, issue_entry, issue_tag, barrier, starving, occupancy, epoch_done,
+                   now, cpl_valid, cpl_entry, cpl_line, cpl_time, issue_floor, cpl_done);
     parameter LOCAL  = 8;    // local BROI entries (one per core)
     parameter REMOTE = 2;    // remote BROI entries (one per RDMA channel), >= 0
     parameter UNITS  = 8;    // request units per entry, 1..16
@@ -407,6 +419,124 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
     end else begin : g_parallel
         always @* begin
             ptr = {EW{1'b0}}; bvalid = {BANKS{1'b0}}; bent = {(BANKS*EW){1'b0}}; bkey = {(BANKS*12){1'b0}};
+        end
+    end endgenerate
+
+    // ---- ORDER: parameters and ports (declared here, after the scheduler, so that ORDER = 0
+    // leaves the scheduler's netlist as it was) ----
+    parameter ORDER  = 0;    // 1: durability order (completion floors, per-line completion order)
+    parameter LINES  = 1;    // ORDER: line-order table slots, >= 1
+    parameter LINE_W = 1;    // line id width, 1..64
+    parameter TIME_W = 1;    // timestamp width, 1..64
+    /* verilator lint_off UNUSED */
+    input  wire [TIME_W-1:0]      now;           // ORDER only
+    input  wire [BANKS-1:0]       cpl_valid;     // completion lane c reports a device completion
+    input  wire [BANKS*EW-1:0]    cpl_entry;     // lane c: [c*EW +: EW]
+    input  wire [BANKS*LINE_W-1:0] cpl_line;
+    input  wire [BANKS*TIME_W-1:0] cpl_time;
+    /* verilator lint_on UNUSED */
+    output reg  [BANKS*TIME_W-1:0] issue_floor;  // ORDER: bank b's request starts no earlier
+    output reg  [BANKS*TIME_W-1:0] cpl_done;     // ORDER: lane c's completion in line order
+
+    // ORDER: the durability order, on this edge's schedule outcome (o_valid / o_entry / o_bar /
+    // o_done): (0) completion lanes in lane order (line order, then the set's completion),
+    // (1) floors of the issued requests in bank order (the first write of a new set moves the
+    // floor), (2) barriers issued now open their entries' next sets, a closed global epoch the next.
+    generate if (ORDER != 0) begin : g_order
+        reg [T-1:0]            onx, n_onx;     // a barrier issued since the entry's last issued write
+        reg [T*TIME_W-1:0]     ofl, osd;       // per entry: floor, latest completion of its issuing set
+        reg [T*TIME_W-1:0]     n_ofl, n_osd;
+        reg                    gnx, n_gnx;     // MERGE: the same for the global epochs
+        reg [TIME_W-1:0]       gfl, gsd, n_gfl, n_gsd;
+        reg [LINES*LINE_W-1:0] lline, n_lline; // line-order table: {line, done}, live while done > now
+        reg [LINES*TIME_W-1:0] ldone, n_ldone;
+        reg [BANKS*TIME_W-1:0] o_floor, o_cdone;
+        reg [TIME_W-1:0]       d, fl, vt;
+        reg                    lhit, lfree;
+        reg [EW-1:0]           oi;
+        integer                oc, oj, ob, oe, hj, fj;
+        always @* begin
+            n_onx = onx; n_ofl = ofl; n_osd = osd; n_gnx = gnx; n_gfl = gfl; n_gsd = gsd;
+            n_lline = lline; n_ldone = ldone;
+            o_floor = {(BANKS*TIME_W){1'b0}}; o_cdone = {(BANKS*TIME_W){1'b0}};
+            d = {TIME_W{1'b0}}; fl = {TIME_W{1'b0}}; vt = {TIME_W{1'b0}}; lhit = 1'b0; lfree = 1'b0;
+            oi = {EW{1'b0}}; hj = 0; fj = 0;
+            // (0) completion lanes
+            for (oc = 0; oc < BANKS; oc = oc + 1) if (cpl_valid[oc]) begin
+                d = cpl_time[oc*TIME_W +: TIME_W];
+                lhit = 1'b0; lfree = 1'b0; hj = 0; fj = 0;
+                for (oj = 0; oj < LINES; oj = oj + 1) begin
+                    if (n_ldone[oj*TIME_W +: TIME_W] > now) begin
+                        if (!lhit && n_lline[oj*LINE_W +: LINE_W] == cpl_line[oc*LINE_W +: LINE_W]) begin
+                            lhit = 1'b1; hj = oj;
+                        end
+                    end else if (!lfree) begin
+                        lfree = 1'b1; fj = oj;
+                    end
+                end
+                for (oj = 0; oj < LINES; oj = oj + 1) begin
+                    if (lhit && oj == hj) begin
+                        vt = n_ldone[oj*TIME_W +: TIME_W];
+                        if (vt > d) d = vt;
+                        n_ldone[oj*TIME_W +: TIME_W] = d;
+                    end else if (!lhit && lfree && oj == fj) begin
+                        n_lline[oj*LINE_W +: LINE_W] = cpl_line[oc*LINE_W +: LINE_W];
+                        n_ldone[oj*TIME_W +: TIME_W] = d;
+                    end
+                end
+                for (oe = 0; oe < T; oe = oe + 1) begin
+                    oi = oe[EW-1:0];
+                    if (cpl_entry[oc*EW +: EW] == oi) begin
+                        if (d > n_osd[oe*TIME_W +: TIME_W]) n_osd[oe*TIME_W +: TIME_W] = d;
+                        if (MERGE != 0 && oe < LOCAL && d > n_gsd) n_gsd = d;
+                    end
+                end
+                o_cdone[oc*TIME_W +: TIME_W] = d;
+            end
+            // (1) floors of this edge's issued requests
+            for (ob = 0; ob < BANKS; ob = ob + 1) if (o_valid[ob]) begin
+                for (oe = 0; oe < T; oe = oe + 1) begin
+                    oi = oe[EW-1:0];
+                    if (o_entry[ob*EW +: EW] == oi) begin
+                        if (n_onx[oe]) begin
+                            if (n_osd[oe*TIME_W +: TIME_W] > n_ofl[oe*TIME_W +: TIME_W])
+                                n_ofl[oe*TIME_W +: TIME_W] = n_osd[oe*TIME_W +: TIME_W];
+                            n_osd[oe*TIME_W +: TIME_W] = {TIME_W{1'b0}};
+                            n_onx[oe] = 1'b0;
+                        end
+                        fl = n_ofl[oe*TIME_W +: TIME_W];
+                        if (MERGE != 0 && oe < LOCAL) begin
+                            if (n_gnx) begin
+                                if (n_gsd > n_gfl) n_gfl = n_gsd;
+                                n_gsd = {TIME_W{1'b0}};
+                                n_gnx = 1'b0;
+                            end
+                            if (n_gfl > fl) fl = n_gfl;
+                        end
+                        o_floor[ob*TIME_W +: TIME_W] = fl;
+                    end
+                end
+            end
+            // (2) barrier issue and global-epoch close
+            for (oe = 0; oe < T; oe = oe + 1)
+                if (o_bar[oe]) n_onx[oe] = 1'b1;
+            if (MERGE != 0 && o_done) n_gnx = 1'b1;
+        end
+        always @(posedge clk) begin
+            if (rst) begin
+                onx <= {T{1'b0}}; ofl <= {(T*TIME_W){1'b0}}; osd <= {(T*TIME_W){1'b0}};
+                gnx <= 1'b0; gfl <= {TIME_W{1'b0}}; gsd <= {TIME_W{1'b0}};
+                lline <= {(LINES*LINE_W){1'b0}}; ldone <= {(LINES*TIME_W){1'b0}};
+                issue_floor <= {(BANKS*TIME_W){1'b0}}; cpl_done <= {(BANKS*TIME_W){1'b0}};
+            end else begin
+                onx <= n_onx; ofl <= n_ofl; osd <= n_osd; gnx <= n_gnx; gfl <= n_gfl; gsd <= n_gsd;
+                lline <= n_lline; ldone <= n_ldone;
+                issue_floor <= o_floor; cpl_done <= o_cdone;
+            end
+        end
+    end else begin : g_no_order
+        always @* begin
+            issue_floor = {(BANKS*TIME_W){1'b0}}; cpl_done = {(BANKS*TIME_W){1'b0}};
         end
     end endgenerate
 

@@ -60,6 +60,9 @@ def storage_bits(block, p):
         if p.get("SERIAL", 0):   # sweep pointer + per-bank best candidate {valid, entry, class+key}
             ew = max(1, clog2(t))
             bits += ew + p["BANKS"] * (1 + ew + 12)
+        if p.get("ORDER", 0):    # per entry floor + set completion + next bit, global ones, line table
+            tw = p["TIME_W"]
+            bits += t * (2 * tw + 1) + p["LINES"] * (p["LINE_W"] + tw) + (2 * tw + 1 if p.get("MERGE", 0) else 0)
         return bits
     if block == "wpq_gate":
         return p["ENTRIES"] * (p["ADDR_W"] + p["DATA_W"] + p["RID_W"]) + p["RID_W"] + p["REGIONS"] * 9

@@ -1,5 +1,5 @@
 // Lockstep co-simulation of rtl/broi_sched.v against cores/broi_sched.c (broi_sched_step).
-#include "cosim_common.h"
+#include "broi_sched_bench.h"
 #include "Vbroi_sched_broi_small.h"
 #include "Vbroi_sched_broi_table2.h"
 #include "Vbroi_sched_broi_table2_serial.h"
@@ -8,124 +8,12 @@
 #include "Vbroi_sched_broi_table2_merge.h"
 #include "Vbroi_sched_broi_small_merge.h"
 #include "Vbroi_sched_broi_small_serial3_merge.h"
+#include "Vbroi_sched_broi_table2_order.h"
 
 namespace {
 
-template <class V>
-class BroiBench {
-public:
-    explicit BroiBench(const broi_sched_cfg &cfg) : cfg_(cfg), chk_("broi_sched")
-    {
-        mem_.resize(broi_sched_bytes(&cfg) / 8 + 1);
-        s_ = reinterpret_cast<broi_sched *>(mem_.data());
-        EXPECT_EQ(broi_sched_init(s_, &cfg), 0);
-        T_ = cfg.local_entries + cfg.remote_entries;
-        ew_ = 1;
-        while ((1u << ew_) < T_) ew_++;
-        bw_ = 0;
-        while ((1u << bw_) < cfg.banks) bw_++;
-        if (bw_ == 0) bw_ = 1;
-        static_assert(sizeof(dut_->issue_entry) <= 8 && sizeof(dut_->issue_tag) <= 8,
-                      "testbench reads issue vectors as one word");
-    }
-    bool step(broi_sched_in in, broi_sched_out *co = nullptr)
-    {
-        in.in_entry &= (uint8_t)((1u << ew_) - 1);          // port widths
-        in.in_bank &= (uint8_t)((1u << bw_) - 1);
-        in.in_tag &= (uint8_t)((1u << cfg_.tag_bits) - 1);
-        in.bank_ready &= (uint32_t)((1ull << cfg_.banks) - 1);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "in_valid=%u barrier=%u entry=%u bank=%u tag=%u bank_ready=0x%x mc_low=%u",
-                      in.in_valid, in.in_barrier, in.in_entry, in.in_bank, in.in_tag, in.bank_ready, in.mc_low);
-        chk_.input(cyc_, buf);
-        dut_->in_valid = in.in_valid;
-        dut_->in_barrier = in.in_barrier;
-        dut_->in_entry = in.in_entry;
-        dut_->in_bank = in.in_bank;
-        dut_->in_tag = in.in_tag;
-        dut_->bank_ready = in.bank_ready;
-        dut_->mc_low = in.mc_low;
-        dut_.tick();
-        broi_sched_out o;
-        broi_sched_step(s_, &in, &o);
-        if (co) *co = o;
-        cyc_++;
-        chk_.eq("result", dut_->result, o.result);
-        chk_.eq("issue_valid", dut_->issue_valid, o.issue_valid);
-        uint64_t ent = dut_->issue_entry, tag = dut_->issue_tag;
-        for (uint32_t b = 0; b < cfg_.banks; b++) {
-            std::string sb = "issue_entry[" + std::to_string(b) + "]";
-            chk_.eq(sb.c_str(), (ent >> (b * ew_)) & ((1u << ew_) - 1), o.issue_entry[b]);
-            std::string st = "issue_tag[" + std::to_string(b) + "]";
-            chk_.eq(st.c_str(), (tag >> (b * cfg_.tag_bits)) & ((1u << cfg_.tag_bits) - 1), o.issue_tag[b]);
-        }
-        chk_.eq("barrier", dut_->barrier, o.barrier);
-        chk_.eq("starving", dut_->starving, o.starving);
-        chk_.eq("occupancy", dut_->occupancy, o.occupancy);
-        chk_.eq("epoch_done", dut_->epoch_done, o.epoch_done);
-        return chk_.ok();
-    }
-    void random(uint64_t seed, uint64_t n)
-    {
-        std::mt19937_64 rng(seed);
-        uint32_t phase = 0, p_op = 60, p_bar = 20, p_ready = 50, p_low = 50, hot = 0;
-        for (uint64_t i = 0; i < n; i++) {
-            if (phase-- == 0) {
-                phase = 30 + rng() % 300;
-                p_op = rng() % 101; p_bar = rng() % 50; p_ready = rng() % 101; p_low = rng() % 101;
-                hot = rng() % 3;   // 0: uniform entries, 1: few entries, 2: mostly remote
-            }
-            broi_sched_in in{};
-            in.in_valid = rng() % 100 < p_op;
-            in.in_barrier = rng() % 100 < p_bar;
-            uint32_t e = rng() % (1u << ew_);
-            if (hot == 1) e = rng() % 2;
-            if (hot == 2 && cfg_.remote_entries) e = cfg_.local_entries + rng() % cfg_.remote_entries;
-            in.in_entry = (uint8_t)e;
-            in.in_bank = (uint8_t)(rng() % 16);
-            in.in_tag = (uint8_t)rng();
-            in.bank_ready = 0;
-            for (uint32_t b = 0; b < cfg_.banks; b++)
-                if (rng() % 100 < p_ready) in.bank_ready |= 1u << b;
-            in.mc_low = rng() % 100 < p_low;
-            if (!step(in)) return;
-        }
-        const broi_sched_stats *st = broi_sched_get_stats(s_);
-        std::printf("cosim broi_sched: %" PRIu64 " cycles, %" PRIu64 " pushes, %" PRIu64 " barriers, %" PRIu64
-                    " merged, %" PRIu64 " full, %" PRIu64 " issued, %" PRIu64 " barriers issued, %" PRIu64
-                    " starvation grants\n",
-                    n, st->pushes, st->barriers, st->merged, st->full, st->issued, st->barriers_issued,
-                    st->starve_grants);
-        if (n >= 5000) {
-            EXPECT_GT(st->full, 0u);
-            EXPECT_GT(st->merged, 0u);
-            EXPECT_GT(st->barriers_issued, 0u);
-            EXPECT_GT(st->starve_grants, 0u);
-            if (cfg_.epoch_merge) {
-                EXPECT_GT(st->global_epochs, 0u);
-            }
-        }
-        if (cfg_.epoch_merge)
-            std::printf("cosim broi_sched: %" PRIu64 " global epochs\n", st->global_epochs);
-    }
-    broi_sched *core() { return s_; }
-
-private:
-    broi_sched_cfg cfg_;
-    cosim::Dut<V> dut_;
-    std::vector<uint64_t> mem_;
-    broi_sched *s_;
-    cosim::Checker chk_;
-    uint64_t cyc_ = 0;
-    uint32_t T_ = 0, ew_ = 1, bw_ = 1;
-};
-
-broi_sched_in op(int barrier, uint8_t entry, uint8_t bank = 0, uint8_t tag = 0)
-{
-    broi_sched_in in{};
-    in.in_valid = 1; in.in_barrier = (uint8_t)barrier; in.in_entry = entry; in.in_bank = bank; in.in_tag = tag;
-    return in;   // bank_ready = 0: nothing issues while the scenario is loaded
-}
+using broi_bench::BroiBench;
+using broi_bench::op;
 
 // Figure 6(c): Ready-SET (1.1, 1.2, 2.1, 3.1), all in bank 0; entry 1 has 2.2 (bank 1) behind a
 // barrier. The scheduler picks 2.1 first, issues entry 1's barrier, and 2.2 joins the Ready-SET.
@@ -240,6 +128,107 @@ TEST(BroiSched, Directed_Figure6c_Serial)
     EXPECT_EQ(o.occupancy, 0);
 }
 
+// ORDER 1, barrier sets: entry 0 holds A (bank 0), barrier, B (bank 1), C (bank 2); entry 1 holds D
+// (bank 3). A and D issue at the first step (floor 0) and entry 0's barrier issues; their
+// completions (A at 100, D at 900) come back at the next cycle, where B and C open entry 0's next
+// set: both start no earlier than A's completion, not D's (another entry). A third set waits for
+// the later of B and C.
+TEST(BroiSched, Directed_Order_BarrierSetFloor)
+{
+    BroiBench<Vbroi_sched_broi_table2_order> b(rtlp_broi_table2_order_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 1), &o));     // A
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 0, 1, 2), &o));     // B
+    ASSERT_TRUE(b.step(op(0, 0, 2, 3), &o));     // C
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 1, 3, 4), &o));     // D
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    go.now = 10;
+    ASSERT_TRUE(b.step(go, &o));
+    EXPECT_EQ(o.issue_valid, 0x9u);              // A (bank 0), D (bank 3)
+    EXPECT_EQ(o.issue_floor[0], 0u);
+    EXPECT_EQ(o.barrier, 1u);
+    broi_sched_in in = b.complete(o, {7, 0, 0, 8, 0, 0, 0, 0}, {100, 0, 0, 900, 0, 0, 0, 0}, 20);
+    in.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 100u);
+    EXPECT_EQ(o.cpl_done[3], 900u);
+    EXPECT_EQ(o.issue_valid, 0x6u);              // B, C
+    EXPECT_EQ(o.issue_floor[1], 100u);           // behind A
+    EXPECT_EQ(o.issue_floor[2], 100u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 0), 100u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 1), 0u);
+    ASSERT_TRUE(b.step(op(0, 0, 4, 5), &o));      // E after the second barrier (issued above)
+    broi_sched_in c2{};
+    c2.now = 30;
+    c2.cpl_valid = 0x6; c2.cpl_entry[1] = 0; c2.cpl_entry[2] = 0;
+    c2.cpl_line[1] = 1; c2.cpl_line[2] = 2; c2.cpl_time[1] = 400; c2.cpl_time[2] = 300;
+    c2.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(c2, &o));
+    EXPECT_EQ(o.issue_valid, 0x10u);             // E
+    EXPECT_EQ(o.issue_floor[4], 400u);           // the later of B and C
+}
+
+// ORDER 1, per-line order: completions of one line keep their report (issue) order while the line
+// has a write in flight; a line whose last write completed (done <= now) is free again.
+TEST(BroiSched, Directed_Order_LineOrder)
+{
+    BroiBench<Vbroi_sched_broi_small> b(rtlp_broi_small_cfg());   // 4 line slots
+    broi_sched_out o;
+    broi_sched_in in{};
+    in.now = 10;
+    in.cpl_valid = 0x3;                          // lane 0 then lane 1, both line 5
+    in.cpl_line[0] = 5; in.cpl_time[0] = 500;
+    in.cpl_line[1] = 5; in.cpl_time[1] = 300;    // the later write would finish first
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 500u);
+    EXPECT_EQ(o.cpl_done[1], 500u);              // held behind the earlier one
+    in = broi_sched_in{};
+    in.now = 400; in.cpl_valid = 0x1; in.cpl_line[0] = 5; in.cpl_time[0] = 450;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 500u);
+    in.now = 500; in.cpl_time[0] = 510;          // line 5 done at 500 <= now: free
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 510u);
+    // four other lines fill the table; a fifth is not remembered, the first is still in order
+    in = broi_sched_in{};
+    in.now = 600; in.cpl_valid = 0xF;
+    for (int c = 0; c < 4; c++) { in.cpl_line[c] = (uint64_t)c; in.cpl_time[c] = 700 + (uint64_t)c; }
+    ASSERT_TRUE(b.step(in, &o));
+    in.cpl_valid = 0x3; in.cpl_line[0] = 6; in.cpl_time[0] = 650; in.cpl_line[1] = 0; in.cpl_time[1] = 640;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.cpl_done[0], 650u);
+    EXPECT_EQ(o.cpl_done[1], 700u);
+    EXPECT_EQ(broi_sched_get_stats(b.core())->line_overflow, 1u);
+}
+
+// ORDER 1 with MERGE 1: global epochs are one more floor. Entry 0: A (bank 0), barrier, B (bank 1);
+// entry 1: D (bank 2). A and D form global epoch 0, which closes at the first step; B (epoch 1)
+// starts after D (another thread's write of epoch 0) too, not only after A.
+TEST(BroiSched, Directed_Order_MergeGlobalFloor)
+{
+    BroiBench<Vbroi_sched_broi_table2_merge> b(rtlp_broi_table2_merge_cfg());
+    broi_sched_out o;
+    ASSERT_TRUE(b.step(op(0, 0, 0, 1), &o));     // A
+    ASSERT_TRUE(b.step(op(1, 0), &o));
+    ASSERT_TRUE(b.step(op(0, 0, 1, 2), &o));     // B
+    ASSERT_TRUE(b.step(op(0, 1, 2, 3), &o));     // D
+    broi_sched_in go{};
+    go.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(go, &o));
+    EXPECT_EQ(o.issue_valid, 0x5u);              // A, D
+    EXPECT_EQ(o.epoch_done, 1);
+    broi_sched_in in = b.complete(o, {1, 0, 2, 0, 0, 0, 0, 0}, {100, 0, 700, 0, 0, 0, 0, 0}, 5);
+    in.bank_ready = 0xFF;
+    ASSERT_TRUE(b.step(in, &o));
+    EXPECT_EQ(o.issue_valid, 0x2u);              // B
+    EXPECT_EQ(o.issue_floor[1], 700u);
+    EXPECT_EQ(broi_sched_floor(b.core(), 0), 100u);                          // its entry's own floor
+    EXPECT_EQ(broi_sched_floor(b.core(), broi_sched_entries(b.core())), 700u);   // the global one
+}
+
 // One random lockstep test per preset: PRESET's Verilated model against the C core on seeded traffic
 // (seed offset K keeps the presets' streams apart).
 #define BROI_RANDOM_TEST(PRESET, K)                                                      \
@@ -303,6 +292,8 @@ BROI_RANDOM_TEST(broi_small_merge, 6)
 BROI_RANDOM_TEST(broi_small_serial3_merge, 7)
 
 BROI_RANDOM_TEST(broi_table2, 0)
+
+BROI_RANDOM_TEST(broi_table2_order, 8)
 
 BROI_RANDOM_TEST(broi_small, 1)
 

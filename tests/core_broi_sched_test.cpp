@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <deque>
+#include <map>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -713,5 +715,155 @@ TEST(BroiSchedSerial, LatencyCostCoreLevel)
         }
     }
 }
+
+
+// ---- durability order (cfg.order): completion floors and per-line completion order ----
+
+broi_sched_cfg ordered(uint32_t lines, uint32_t merge = 0)
+{
+    broi_sched_cfg c = table2();
+    c.order = 1; c.lines = lines; c.line_bits = 64; c.time_bits = 64; c.epoch_merge = merge;
+    return c;
+}
+
+TEST(BroiSchedOrder, ConfigChecked)
+{
+    broi_sched_cfg c = ordered(8);
+    std::vector<uint64_t> mem(broi_sched_bytes(&c) / 8 + 1);
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), 0);
+    const broi_sched_cfg plain = table2();
+    EXPECT_GT(broi_sched_bytes(&c), broi_sched_bytes(&plain));
+    c.lines = 0;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+    c = ordered(8); c.time_bits = 0;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+    c = ordered(8); c.line_bits = 65;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+    c = ordered(8); c.order = 2;
+    EXPECT_EQ(broi_sched_init(mem.data(), &c), -1);
+    broi_sched_cfg off = table2();   // order 0: floors 0, completions as given
+    Broi b(off);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 0, 1, 500), 500u);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 0, 1, 300), 300u);
+}
+
+// A later barrier set of an entry starts after every write of its earlier sets; another entry's
+// writes do not hold it.
+TEST(BroiSchedOrder, FloorFollowsBarrierSets)
+{
+    Broi b(ordered(16));
+    broi_issue iss[BROI_MAX_BANKS];
+    uint32_t bar = 0;
+    ASSERT_EQ(broi_sched_push(b.s, 0, 0, 1), BROI_OK);
+    ASSERT_EQ(broi_sched_push(b.s, 0, 1, 2), BROI_OK);
+    ASSERT_EQ(broi_sched_barrier(b.s, 0), BROI_OK);
+    ASSERT_EQ(broi_sched_push(b.s, 0, 2, 3), BROI_OK);
+    ASSERT_EQ(broi_sched_push(b.s, 1, 3, 4), BROI_OK);
+    ASSERT_EQ(b.step(0xFF, 0, iss, &bar), 3u);          // 1, 2 (entry 0), 4 (entry 1)
+    EXPECT_EQ(iss[0].floor, 0u);
+    EXPECT_EQ(bar, 1u);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 0, 10, 300), 300u);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 0, 11, 200), 200u);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 1, 12, 900), 900u);
+    ASSERT_EQ(b.step(0xFF, 0, iss, &bar), 1u);          // 3: the next set
+    EXPECT_TRUE(iss[2].valid);
+    EXPECT_EQ(iss[2].floor, 300u);                       // the later of 1 and 2, not entry 1's 900
+    EXPECT_EQ(broi_sched_floor(b.s, 0), 300u);
+}
+
+TEST(BroiSchedOrder, LineOrderAndFreeSlots)
+{
+    Broi b(ordered(2));
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 0, 7, 500), 500u);
+    EXPECT_EQ(broi_sched_complete(b.s, 0, 1, 7, 300), 500u);   // behind the earlier write of line 7
+    EXPECT_EQ(broi_sched_line_done(b.s, 100, 7), 500u);
+    EXPECT_EQ(broi_sched_line_done(b.s, 500, 7), 0u);          // completed: forgotten
+    EXPECT_EQ(broi_sched_complete(b.s, 500, 0, 7, 510), 510u);
+    EXPECT_EQ(broi_sched_complete(b.s, 500, 0, 8, 600), 600u);
+    EXPECT_EQ(broi_sched_complete(b.s, 500, 0, 9, 550), 550u);  // table full: not remembered
+    EXPECT_EQ(broi_sched_get_stats(b.s)->line_overflow, 1u);
+    EXPECT_EQ(broi_sched_complete(b.s, 500, 0, 9, 540), 540u);
+    EXPECT_EQ(broi_sched_get_stats(b.s)->line_waits, 1u);
+}
+
+// The core's floors and line order against the bookkeeping the broi front end used to do itself
+// (epoch numbers per write, an EpochOrder per entry and for the global epochs, a line -> last
+// completion map), on random traffic with a timed device stand-in.
+struct RefOrder {
+    uint64_t issued = 0, floor = 0, set_done = 0;
+    void enter(uint64_t e)
+    {
+        if (e == issued) return;
+        floor = std::max(floor, set_done);
+        set_done = 0;
+        issued = e;
+    }
+};
+
+void random_against_reference(uint32_t merge, uint32_t serial, uint64_t seed)
+{
+    broi_sched_cfg c = ordered(64 + 8, merge);
+    c.serial = serial;
+    Broi b(c);
+    const uint32_t T = c.local_entries + c.remote_entries;
+    std::mt19937_64 rng(seed);
+    std::vector<RefOrder> ref(T);
+    RefOrder g;
+    std::vector<uint64_t> epoch(T, 0), since(T, 0);
+    std::vector<std::vector<uint64_t>> tag_epoch(T, std::vector<uint64_t>(16, 0));
+    std::vector<std::vector<int>> tag_used(T, std::vector<int>(16, 0));
+    std::vector<std::vector<uint64_t>> tag_line(T, std::vector<uint64_t>(16, 0));
+    std::map<uint64_t, uint64_t> line_done;
+    broi_issue iss[BROI_MAX_BANKS];
+    uint64_t t = 0, checked = 0, waited = 0;
+    for (int step = 0; step < 20000; step++) {
+        t += 400;
+        for (int k = 0; k < 3; k++) {
+            uint32_t e = (uint32_t)(rng() % T);
+            if (rng() % 4 == 0) {
+                broi_result r = broi_sched_barrier(b.s, e);
+                if (r == BROI_OK || (r == BROI_MERGED && since[e])) ++epoch[e];
+                if (r != BROI_FULL) since[e] = 0;
+            } else {
+                uint32_t tag = 0;
+                while (tag < 16 && tag_used[e][tag]) ++tag;
+                if (tag == 16 || broi_sched_push(b.s, e, (uint32_t)(rng() % 8), tag) != BROI_OK) continue;
+                tag_used[e][tag] = 1; tag_epoch[e][tag] = epoch[e]; tag_line[e][tag] = rng() % 12; ++since[e];
+            }
+        }
+        uint32_t bar = 0;
+        const uint64_t gepoch = broi_sched_global_epoch(b.s);
+        broi_sched_schedule(b.s, (uint32_t)rng() & 0xFF, (int)(rng() % 2), iss, &bar);
+        for (uint32_t k = 0; k < c.banks; k++) {
+            if (!iss[k].valid) continue;
+            const uint32_t e = iss[k].entry, tag = iss[k].tag;
+            ref[e].enter(tag_epoch[e][tag]);
+            const bool merged = merge && e < c.local_entries;
+            if (merged) g.enter(gepoch);
+            const uint64_t want = std::max(ref[e].floor, merged ? g.floor : 0);
+            ASSERT_EQ(iss[k].floor, want) << "step " << step << " bank " << k;
+            const uint64_t start = std::max(t, want);
+            if (start > t) waited++;
+            uint64_t dev = start + 200 + rng() % 3000, rd = dev;
+            auto it = line_done.find(tag_line[e][tag]);
+            if (it != line_done.end()) rd = std::max(rd, it->second);
+            line_done[tag_line[e][tag]] = rd;
+            const uint64_t done = broi_sched_complete(b.s, t, e, tag_line[e][tag], dev);
+            ASSERT_EQ(done, rd) << "step " << step << " bank " << k;
+            ref[e].set_done = std::max(ref[e].set_done, done);
+            if (merged) g.set_done = std::max(g.set_done, done);
+            tag_used[e][tag] = 0;
+            checked++;
+        }
+    }
+    EXPECT_GT(checked, 10000u);
+    EXPECT_GT(waited, 100u);
+    EXPECT_GT(broi_sched_get_stats(b.s)->line_waits, 100u);
+    EXPECT_EQ(broi_sched_get_stats(b.s)->line_overflow, 0u);
+}
+
+TEST(BroiSchedOrder, RandomMatchesFrontEndBookkeeping) { random_against_reference(0, 0, 11); }
+TEST(BroiSchedOrder, RandomMatchesFrontEndBookkeepingMerged) { random_against_reference(1, 0, 12); }
+TEST(BroiSchedOrder, RandomMatchesFrontEndBookkeepingSerial) { random_against_reference(0, 3, 13); }
 
 } // namespace

@@ -1,7 +1,8 @@
 // Front end `broi`: the BROI controller of "Persistence Parallelism Optimization"
 // (broi-persistence-parallelism.md, IV-C/D/E) in front of the device: a thin wrapper of
 // cores/broi_sched.h, which makes every decision (entries, barrier sets, BLP-aware choice,
-// local-before-remote, starvation).
+// local-before-remote, starvation, the completion floors of barrier sets and global epochs, the
+// per-line completion order); this file maps time and messages onto core calls.
 //
 // Mapping:
 //   entry    a write of requester (hardware thread) r goes to local entry r % broi.local_entries
@@ -29,13 +30,13 @@
 // Acknowledgement (durability): in BPS a persist is done when its NVM write is done (IV-C, the
 // memory controller acknowledges after the request drained to the device, step 8-9 of Figure 6(b));
 // so a write is acknowledged late (kAckLater) at the completion time of its device write. The
-// barrier the BROI controller sends to the memory controller (IV-D iv) is honoured there: a write
-// of a later barrier set of the same entry starts on the device no earlier than every write of
-// the earlier sets of that entry has completed, so durability follows epoch order per thread.
-// With broi.epoch_merge (the core's epoch_merge, Figure 3(a)'s Epoch baseline) the core's global
-// epoch G (read before a step: every request that step issues belongs to it) is one more such
-// ordering domain: a write of global epoch G starts no earlier than every write of the earlier
-// global epochs has completed (the global barrier the memory controller sees).
+// durability order is the core's (cores/broi_sched.h, cfg.order): each issued request comes with
+// its start floor (the earlier barrier sets of its entry, and with broi.epoch_merge the earlier
+// global epochs, have completed), which the front end maps to the device write's start time
+// (max(now, floor)); the device's completion goes back through broi_sched_complete, which returns
+// it in per-line issue order (the completion the write is acknowledged at) and records it for the
+// floors. The core's line table has broi.mc_queue_entries + banks slots, more than the writes
+// this front end can have in flight.
 #include "broi_sched_fe.h"
 #include "mem_ctrl.h"
 #include <algorithm>
@@ -43,7 +44,6 @@
 #include <functional>
 #include <queue>
 #include <sstream>
-#include <unordered_map>
 #include <vector>
 #include <cmath>
 extern "C" {
@@ -71,6 +71,13 @@ public:
         bc.tag_bits = (uint32_t)c.i("broi.tag_bits");
         bc.serial = (uint32_t)c.i("broi.serial");
         bc.epoch_merge = c.b("broi.epoch_merge") ? 1 : 0;
+        // Durability order in the core: floors and per-line completion order. Device writes in
+        // flight are fewer than broi.mc_queue_entries before a step and grow by at most one per
+        // bank in it, so this many line slots never overflow.
+        bc.order = 1;
+        bc.lines = (uint32_t)c.i("broi.mc_queue_entries") + bc.banks;
+        bc.line_bits = 64;
+        bc.time_bits = 64;
         mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
         if (mem_.empty() || broi_sched_init(mem_.data(), &bc) != 0 || bc.units > (1u << bc.tag_bits))
             throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
@@ -154,13 +161,6 @@ public:
     }
 
 private:
-    std::unordered_map<uint64_t, uint64_t> line_done_;   // line -> completion of its last write
-    void prune_lines(uint64_t t)
-    {
-        for (auto it = line_done_.begin(); it != line_done_.end();)
-            it = it->second <= t ? line_done_.erase(it) : std::next(it);
-    }
-
     static constexpr uint64_t kNone = UINT64_MAX;
     struct Op {
         bool barrier;
@@ -169,31 +169,12 @@ private:
     };
     struct Slot {
         bool used = false;
-        uint64_t id = 0, addr = 0, epoch = 0;
+        uint64_t id = 0, addr = 0;
         uint32_t bytes = 0;
-    };
-    // Durability order of one ordering domain (an entry's barrier sets; with epoch_merge also the
-    // global epochs): a write of a later epoch starts no earlier than every write of the earlier
-    // ones has completed.
-    struct EpochOrder {
-        uint64_t issued_epoch = 0;    // epoch of the latest issued write
-        uint64_t floor = 0;           // completion of every write of the epochs before issued_epoch
-        uint64_t set_done = 0;        // latest completion among the issued writes of issued_epoch
-        void enter(uint64_t e)        // a write of epoch e issues: the first of a later epoch moves the floor
-        {
-            if (e == issued_epoch) return;
-            floor = std::max(floor, set_done);
-            set_done = 0;
-            issued_epoch = e;
-        }
-        void completes(uint64_t done) { set_done = std::max(set_done, done); }
     };
     struct Entry {
         std::deque<Op> wait;          // not yet accepted by the core, in arrival order
         std::vector<Slot> slot;       // tag -> write
-        uint64_t epoch = 0;           // barriers accepted so far (the set a new write belongs to)
-        EpochOrder order;             // durability order of its barrier sets
-        uint64_t writes_since_barrier = 0;
     };
 
     // Offer every waiting operation to the core, in order per entry, until one is refused.
@@ -205,19 +186,12 @@ private:
             while (!en.wait.empty()) {
                 const Op &op = en.wait.front();
                 if (op.barrier) {
-                    const broi_result r = broi_sched_barrier(s_, e);
-                    if (r == BROI_FULL) break;
-                    // A barrier the core merges because every request before it has already left the
-                    // entry still orders those requests before the later ones here (durability follows
-                    // epoch order): the set changes whenever a write came since the last barrier.
-                    if (r == BROI_OK || en.writes_since_barrier) ++en.epoch;
-                    en.writes_since_barrier = 0;
+                    if (broi_sched_barrier(s_, e) == BROI_FULL) break;
                 } else {
                     uint32_t tag = 0;
                     while (tag < en.slot.size() && en.slot[tag].used) ++tag;
                     if (tag == en.slot.size() || broi_sched_push(s_, e, op.bank, tag) != BROI_OK) break;
-                    en.slot[tag] = Slot{true, op.id, op.addr, en.epoch, op.bytes};
-                    ++en.writes_since_barrier;
+                    en.slot[tag] = Slot{true, op.id, op.addr, op.bytes};
                 }
                 en.wait.pop_front();
             }
@@ -264,27 +238,17 @@ private:
         if (mc_full) ready = 0;
         const int mc_low = 2 * inflight_.size() < mc_entries_;
         uint32_t bar = 0;
-        const uint64_t gepoch = broi_sched_global_epoch(s_);   // epoch_merge: the step issues epoch G
         const uint32_t n = broi_sched_schedule(s_, ready, mc_low, issue_.data(), &bar);
         for (uint32_t b = 0; b < c->banks; ++b) {
             if (!issue_[b].valid) continue;
             Entry &en = ent_[issue_[b].entry];
             Slot &sl = en.slot[issue_[b].tag];
-            en.order.enter(sl.epoch);
-            const bool merged = c->epoch_merge && issue_[b].entry < c->local_entries;
-            if (merged) g_.enter(gepoch);
-            const uint64_t start = std::max({t, en.order.floor, merged ? g_.floor : 0});
+            // The core's floor: the earlier barrier sets (and merged global epochs) have completed.
+            const uint64_t start = std::max(t, issue_[b].floor);
             barrier_wait_ps_ += start - t;
-            uint64_t done = port_.device_write(start, sl.addr, sl.bytes);
-            // Writes of one line complete in issue order (a controller does not let a later write
-            // of an address overtake an earlier one, e.g. a row hit behind a row miss).
-            const uint64_t line = sl.addr / port_.config().line_bytes;
-            auto lw = line_done_.find(line);
-            if (lw != line_done_.end()) done = std::max(done, lw->second);
-            line_done_[line] = done;
-            if (line_done_.size() > 4096) prune_lines(t);
-            en.order.completes(done);
-            if (merged) g_.completes(done);
+            // The core puts the device's completion in line order and records it for the floors.
+            const uint64_t done = broi_sched_complete(s_, t, issue_[b].entry, sl.addr / port_.config().line_bytes,
+                                                      port_.device_write(start, sl.addr, sl.bytes));
             inflight_.push(done);
             sl.used = false;
             port_.ack(sl.id, done);
@@ -312,7 +276,6 @@ private:
     std::vector<uint64_t> mem_;
     broi_sched *s_;
     std::vector<Entry> ent_;
-    EpochOrder g_;                    // epoch_merge: the global epochs' durability order
     std::vector<broi_issue> issue_;
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> inflight_;   // device completions
     uint64_t period_ = 400;
