@@ -9,6 +9,7 @@
 #include <vector>
 #include <systemc>
 #include "config.h"
+#include "config_table.h"
 #include "check.h"
 #include "crash.h"
 #include "sim.h"
@@ -41,6 +42,7 @@ const char *kUsage =
     "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
     "  persim list  [systems|models|workloads|keys]                      what can be chosen, with defaults and units\n"
+    "  persim list rtl [--config F ...] [--set k=v]                    the Verilog parameters a configuration gives each RTL block (JSON)\n"
     "  persim check --model M (--trace F | --workload W) [options]       are the program's `require`s guaranteed by M,\n"
     "                                                                    kept by this run? (docs/checking.md)\n"
     "  persim crash --model M --workload W [--points N|all] [--seed S]   crash, recover, verify (docs/checking.md)\n"
@@ -178,8 +180,20 @@ std::string fmt_default(const ParamDef &p)
 int cmd_list(const Args &a)
 {
     std::string what = a.positional.empty() ? "all" : a.positional[0];
-    if (what != "all" && what != "systems" && what != "models" && what != "workloads" && what != "keys")
-        die("list: unknown topic '" + what + "' (systems, models, workloads or keys)");
+    if (what != "all" && what != "systems" && what != "models" && what != "workloads" && what != "keys" && what != "rtl")
+        die("list: unknown topic '" + what + "' (systems, models, workloads, keys or rtl)");
+    if (what == "rtl") {
+        // The Verilog parameters of each block's typed config table (config_table.h) under this
+        // configuration: what an RTL preset for it holds (configs/rtl_presets.json).
+        const Config c = build_config(a);
+        nlohmann::json j = nlohmann::json::object();
+        for (const ConfigTableEntry *t : Registry<ConfigTableEntry>::all()) {
+            const std::map<std::string, int64_t> m = t->table().rtl_params(c);
+            if (!m.empty()) j[t->table().block()] = m;
+        }
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
     if (what == "all" || what == "systems") {
         std::printf("systems (system.kind):\n");
         for (auto *k : all_systems()) std::printf("  %-10s %s\n", k->name, k->desc);

@@ -91,39 +91,6 @@ std::vector<ParamDef> make_schema()
           "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: ADR-like, entries drain as they "
           "come); the cpu model lightwsp-ungated sets it, a deliberately broken variant for crash checks"),
         I("wpq_gate.rid_bits", 16, "bits", "wpq_gate front end: region ID width (LightWSP: 2 B flush ID)", 1, 16),
-        I("broi.local_entries", 8, "entries",
-          "broi front end: local BROI entries, one per hardware thread (requester r uses entry r % this; BROI IV-E: "
-          "eight, one per core)", 1, 32),
-        I("broi.remote_entries", 2, "entries",
-          "broi front end: remote BROI entries for RDMA writers (BROI IV-E: two, one per RDMA channel; no local "
-          "writer uses them)", 0, 31),
-        I("broi.units", 8, "requests", "broi front end: request units per BROI entry (BROI IV-E: 8)", 1, 16),
-        I("broi.local_barriers", 2, "registers",
-          "broi front end: barrier index registers per local entry (BROI IV-E: two)", 1, 2),
-        I("broi.remote_barriers", 1, "registers",
-          "broi front end: barrier index registers per remote entry (BROI IV-E: one)", 1, 2),
-        I("broi.tag_bits", 4, "bits",
-          "broi front end: request tag width (BROI IV-E: 4-bit persist-buffer index); >= log2(broi.units)", 1, 8),
-        I("broi.sigma_eighths", 4, "1/8",
-          "broi front end: sigma of eq. 2 in eighths (BROI IV-D gives no value, only that BLP weighs more than "
-          "size; 4 = 0.5, as the core tests and RTL presets)", 0, 15),
-        I("broi.starve_steps", 64, "steps",
-          "broi front end: schedule steps a blocked remote entry waits before it beats local ones (BROI IV-D "
-          "Discussion 1 gives no number; 64 as the broi_table2 RTL preset)", 1, 65535),
-        I("broi.serial", 0, "entries/cycle",
-          "broi front end: 0 = the parallel scheduler (eq. 2 for every entry each cycle, the paper's); K >= 1 = "
-          "persim's serial variant (cores/broi_sched.h, rtl/broi_sched.v SERIAL): K entries evaluated per cycle, "
-          "one decision every ceil(entries / K) cycles (results/area/broi_design_space.md)", 0, 32),
-        B("broi.epoch_merge", false,
-          "broi front end: merge every local entry's i-th barrier set into global epoch i, no BLP-aware choice "
-          "(cores/broi_sched.h epoch_merge: the Epoch baseline of BROI section III, Figure 3(a); set by the "
-          "cpu model broi-epoch; false = BROI's per-thread sets)"),
-        F("broi.clock_ghz", 2.5, "GHz",
-          "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 GHz; IV-E: the "
-          "scheduling logic takes about 0.4 ns = one such cycle)", 0.001, 100),
-        I("broi.mc_queue_entries", 64, "entries",
-          "broi front end: memory-controller write queue behind the BROI controller (Table III: 64 entries); "
-          "device writes in flight; full = no issue, under half = low utilisation (remote entries may issue)", 1, 65536),
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),

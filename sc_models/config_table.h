@@ -11,7 +11,7 @@
 //
 //     struct FooCfg { uint32_t entries; uint64_t latency_ps; };
 //     const ConfigTable<FooCfg> &foo_table() {
-//         static const ConfigTable<FooCfg> t = ConfigTable<FooCfg>("FooCfg", "sc_models/mem/foo_fe.cpp")
+//         static const ConfigTable<FooCfg> t = ConfigTable<FooCfg>("foo", "sc_models/mem/foo_fe.cpp")
 //             .num("foo.entries", PERSIM_FIELD(FooCfg, entries), 64, "entries", 1, 4096, "queue entries (paper: 64)", "ENTRIES")
 //             .ns("foo.latency_ns", PERSIM_FIELD(FooCfg, latency_ps), 10.0, 0, 1e6, "hit latency");
 //         return t;

@@ -232,3 +232,29 @@ TEST(Cli, ShippedConfigsLoad)
     }
     EXPECT_GE(specs, 1u) << "no sweep spec found under configs/experiments";
 }
+
+// The typed config tables name each key's Verilog parameter (sc_models/config_table.h): a paper's
+// configuration gives the parameters of the RTL preset that configs/rtl_presets.json says
+// reproduces that paper's table, and a key set on the command line moves its parameter.
+TEST(ConfigTables, PaperConfigsGiveTheirRtlPresets)
+{
+    std::ifstream f(std::string(PERSIM_SOURCE_DIR) + "/configs/rtl_presets.json");
+    const json presets = json::parse(f).at("presets");
+    const struct {
+        const char *config, *block, *preset;
+    } pairs[] = {
+        {"cpu_broi_table3.json", "broi_sched", "broi_table2"},
+    };
+    for (const auto &p : pairs) {
+        Out o = sh(std::string("list rtl --config ") + PERSIM_SOURCE_DIR + "/configs/" + p.config);
+        ASSERT_EQ(o.code, 0) << o.text;
+        const json got = json::parse(o.text).at(p.block);
+        const json &want = presets.at(p.preset).at("params");
+        EXPECT_GE(got.size(), 5u) << p.block;
+        for (auto it = got.begin(); it != got.end(); ++it)
+            EXPECT_EQ(it.value(), want.at(it.key())) << p.config << ": " << it.key() << " vs preset " << p.preset;
+    }
+    Out o = sh(std::string("list rtl --config ") + PERSIM_SOURCE_DIR + "/configs/cpu_broi_table3.json --set broi.units=4");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_EQ(json::parse(o.text).at("broi_sched").at("UNITS"), 4);
+}

@@ -32,7 +32,7 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
 {
     using K = CpuCfg;
     static const ConfigTable<CpuCfg> t =
-        ConfigTable<CpuCfg>("CpuCfg", "sc_models/cpu/cpu_cfg.cpp")
+        ConfigTable<CpuCfg>("cpu", "sc_models/cpu/cpu_cfg.cpp")
             .num("cpu.cores", PERSIM_FIELD(K, cores), 8, "cores",
                  1, 256, "cpu system: cores, one hardware thread each (one op stream per thread)")
             .row(key("cpu.clock_ghz", PType::Float, 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),

@@ -51,6 +51,76 @@ extern "C" {
 }
 
 namespace persim {
+
+// The BROI controller's keys: the scheduler core's (cores/broi_sched.h; each a Verilog parameter of
+// rtl/broi_sched.v, so a config names its RTL preset: configs/rtl_presets.json, checked by
+// cli.ConfigTables.*) and the front end's own (its clock, the controller queue behind it).
+const ConfigTable<broi_sched_cfg> &broi_sched_table()
+{
+    using K = broi_sched_cfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("broi_sched", "sc_models/mem/broi_sched_fe.cpp")
+            .num("broi.local_entries", PERSIM_FIELD(K, local_entries), 8, "entries", 1, 32,
+                 "broi front end: local BROI entries, one per hardware thread (requester r uses entry r % this; BROI "
+                 "IV-E: eight, one per core)", "LOCAL")
+            .num("broi.remote_entries", PERSIM_FIELD(K, remote_entries), 2, "entries", 0, 31,
+                 "broi front end: remote BROI entries for RDMA writers (BROI IV-E: two, one per RDMA channel; no local "
+                 "writer uses them)", "REMOTE")
+            .num("broi.units", PERSIM_FIELD(K, units), 8, "requests", 1, 16,
+                 "broi front end: request units per BROI entry (BROI IV-E: 8)", "UNITS")
+            .num("broi.local_barriers", PERSIM_FIELD(K, local_barriers), 2, "registers", 1, 2,
+                 "broi front end: barrier index registers per local entry (BROI IV-E: two)", "LBARS")
+            .num("broi.remote_barriers", PERSIM_FIELD(K, remote_barriers), 1, "registers", 1, 2,
+                 "broi front end: barrier index registers per remote entry (BROI IV-E: one)", "RBARS")
+            .num("broi.tag_bits", PERSIM_FIELD(K, tag_bits), 4, "bits", 1, 8,
+                 "broi front end: request tag width (BROI IV-E: 4-bit persist-buffer index); >= log2(broi.units)", "TAG_W")
+            .num("broi.sigma_eighths", PERSIM_FIELD(K, sigma), 4, "1/8", 0, 15,
+                 "broi front end: sigma of eq. 2 in eighths (BROI IV-D gives no value, only that BLP weighs more than "
+                 "size; 4 = 0.5, as the core tests and RTL presets)", "SIGMA")
+            .num("broi.starve_steps", PERSIM_FIELD(K, starve), 64, "steps", 1, 65535,
+                 "broi front end: schedule steps a blocked remote entry waits before it beats local ones (BROI IV-D "
+                 "Discussion 1 gives no number; 64 as the broi_table2 RTL preset)", "STARVE")
+            .num("broi.serial", PERSIM_FIELD(K, serial), 0, "entries/cycle", 0, 32,
+                 "broi front end: 0 = the parallel scheduler (eq. 2 for every entry each cycle, the paper's); K >= 1 = "
+                 "persim's serial variant (cores/broi_sched.h, rtl/broi_sched.v SERIAL): K entries evaluated per cycle, "
+                 "one decision every ceil(entries / K) cycles (results/area/broi_design_space.md)", "SERIAL")
+            .row([] {
+                     ParamDef p{"broi.epoch_merge", PType::Bool, false, "-",
+                                "broi front end: merge every local entry's i-th barrier set into global epoch i, no "
+                                "BLP-aware choice (cores/broi_sched.h epoch_merge: the Epoch baseline of BROI section "
+                                "III, Figure 3(a); set by the cpu model broi-epoch; false = BROI's per-thread sets)"};
+                     return p;
+                 }(),
+                 "broi_sched_cfg::epoch_merge", "MERGE",
+                 [](K &k, const Config &c) { k.epoch_merge = c.b("broi.epoch_merge") ? 1 : 0; });
+    return t;
+}
+PERSIM_CONFIG_TABLE(broi_sched_table, 600);
+
+const ConfigTable<BroiFeCfg> &broi_fe_table()
+{
+    using K = BroiFeCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("broi front end", "sc_models/mem/broi_sched_fe.cpp")
+            .row([] {
+                     ParamDef p{"broi.clock_ghz", PType::Float, 2.5, "GHz",
+                                "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 "
+                                "GHz; IV-E: the scheduling logic takes about 0.4 ns = one such cycle)"};
+                     p.min = 0.001;
+                     p.max = 100;
+                     return p;
+                 }(),
+                 "BroiFeCfg::period_ps", "",
+                 [](K &k, const Config &c) {
+                     k.period_ps = std::max<uint64_t>(1, (uint64_t)std::llround(1000.0 / c.f("broi.clock_ghz")));
+                 })
+            .num("broi.mc_queue_entries", PERSIM_FIELD(K, mc_entries), 64, "entries", 1, 65536,
+                 "broi front end: memory-controller write queue behind the BROI controller (Table III: 64 entries); "
+                 "device writes in flight; full = no issue, under half = low utilisation (remote entries may issue)");
+    return t;
+}
+PERSIM_CONFIG_TABLE(broi_fe_table, 610);
+
 namespace {
 
 class BroiSchedFe : public WriteQueue {
@@ -58,24 +128,17 @@ public:
     BroiSchedFe(const Config &c, McPort &p) : port_(p)
     {
         broi_sched_cfg bc{};
-        bc.local_entries = (uint32_t)c.i("broi.local_entries");
-        bc.remote_entries = (uint32_t)c.i("broi.remote_entries");
-        bc.units = (uint32_t)c.i("broi.units");
+        broi_sched_table().fill(c, bc);
         uint32_t nb = std::min<uint32_t>(p.device_banks(), BROI_MAX_BANKS), b = 1;
         while (b * 2 <= nb) b *= 2;
         bc.banks = b;
-        bc.local_barriers = (uint32_t)c.i("broi.local_barriers");
-        bc.remote_barriers = (uint32_t)c.i("broi.remote_barriers");
-        bc.sigma = (uint32_t)c.i("broi.sigma_eighths");
-        bc.starve = (uint32_t)c.i("broi.starve_steps");
-        bc.tag_bits = (uint32_t)c.i("broi.tag_bits");
-        bc.serial = (uint32_t)c.i("broi.serial");
-        bc.epoch_merge = c.b("broi.epoch_merge") ? 1 : 0;
+        BroiFeCfg fc{};
+        broi_fe_table().fill(c, fc);
         // Durability order in the core: floors and per-line completion order. Device writes in
         // flight are fewer than broi.mc_queue_entries before a step and grow by at most one per
         // bank in it, so this many line slots never overflow.
         bc.order = 1;
-        bc.lines = (uint32_t)c.i("broi.mc_queue_entries") + bc.banks;
+        bc.lines = fc.mc_entries + bc.banks;
         bc.line_bits = 64;
         bc.time_bits = 64;
         mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
@@ -83,8 +146,8 @@ public:
             throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
                               "broi.units 1..16 and <= 2^broi.tag_bits, barrier registers 1..2)");
         s_ = reinterpret_cast<broi_sched *>(mem_.data());
-        period_ = std::max<uint64_t>(1, (uint64_t)std::llround(1000.0 / c.f("broi.clock_ghz")));
-        mc_entries_ = (uint32_t)c.i("broi.mc_queue_entries");
+        period_ = fc.period_ps;
+        mc_entries_ = fc.mc_entries;
         const uint32_t n = broi_sched_entries(s_);
         ent_.resize(n);
         for (auto &e : ent_) e.slot.assign(1u << bc.tag_bits, Slot{});
