@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include "fe_tuning.h"
 #include "persist_path.h"
 #include "registry.h"
 extern "C" {
@@ -25,11 +26,11 @@ struct CpuModel {
     uint32_t path_bytes;      // bytes a store (BROI: a block) moves on the persist path
     rseq_policy policy;       // RegionPath: the end-of-region policy (cores/region_seq.h)
     bool deps;                // PbufPath: inter-thread dependencies tracked (false: broken variant)
-    const char *front_end;    // nvm.front_end the model runs with (set on a copy of the config)
     bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PM is main memory
     bool drop_llc_evictions;  // dirty DRAM-cache (LLC) evictions are dropped, not written to PM (IV-G)
     bool ungated;             // the controllers' WPQ gate is disabled (broken variant for crash checks)
-    const char *sets = "";    // further configuration the model runs with ("key=value;key=value")
+    // The controllers' front end the model runs with and its typed settings (mem/fe_tuning.h).
+    FrontEndTuning front_end;
 };
 
 // Every model registers itself in its file under sc_models/cpu/models/:

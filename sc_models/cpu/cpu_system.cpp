@@ -8,19 +8,11 @@ namespace persim {
 using namespace sc_core;
 
 namespace {
-// The model's own controller front end (and the ungated variant's switch) on a copy of the config.
+// The ungated variant's switch on a copy of the config.
 Config with_model(const Config &c, const CpuModel &m)
 {
     Config cc = c;
-    if (m.front_end[0]) cc.set("nvm.front_end", m.front_end, std::string("model ") + m.name);
     if (m.ungated) cc.set("wpq_gate.ungated", true, std::string("model ") + m.name);
-    std::string sets = m.sets;
-    for (size_t a = 0; a < sets.size();) {
-        size_t b = sets.find(';', a);
-        if (b == std::string::npos) b = sets.size();
-        if (b > a) cc.set_kv(sets.substr(a, b - a), std::string("model ") + m.name);
-        a = b + 1;
-    }
     return cc;
 }
 }
@@ -29,7 +21,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
     : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
       persistence_(m.persistence(CpuPersistEnv{cc_, cfg_, m, backing})), pm_img_(mem_clone(backing), mem_free)
 {
-    pm_ = std::make_unique<PmControllers>(cc_, pm_img_.get());
+    pm_ = std::make_unique<PmControllers>(cc_, pm_img_.get(), &m.front_end);
     l2_ = std::make_unique<CpuL2>("l2", cfg_);
     if (m.dram_cache && cfg_.use_dram_cache) {
         dram_ = std::make_unique<MemCtrl>("dram", cc_, MemCtrlCfg::dram(cc_), pm_img_.get());

@@ -38,6 +38,7 @@
 // floors. The core's line table has broi.mc_queue_entries + banks slots, more than the writes
 // this front end can have in flight.
 #include "broi_sched_fe.h"
+#include "fe_tuning.h"
 #include "mem_ctrl.h"
 #include <algorithm>
 #include <deque>
@@ -129,6 +130,7 @@ public:
     {
         broi_sched_cfg bc{};
         broi_sched_table().fill(c, bc);
+        if (p.config().tuning) p.config().tuning->apply(bc);      // the persistency model's settings
         uint32_t nb = std::min<uint32_t>(p.device_banks(), BROI_MAX_BANKS), b = 1;
         while (b * 2 <= nb) b *= 2;
         bc.banks = b;

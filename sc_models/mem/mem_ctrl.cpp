@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include "cores_util.h"
+#include "fe_tuning.h"
 #include "system_cfg.h"
 
 namespace persim {
@@ -30,7 +31,7 @@ MemCtrlCfg MemCtrlCfg::dram(const Config &c)
     return m;
 }
 
-MemCtrlCfg MemCtrlCfg::nvm(const Config &c)
+MemCtrlCfg MemCtrlCfg::nvm(const Config &c, const FrontEndTuning *tuning)
 {
     const SystemCfg sys = SystemCfg::from(c);
     MemCtrlCfg m;
@@ -58,7 +59,8 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c)
     n.bank_busy_hit_ps = ns_to_ps(c.f("nvm.bank_busy_ns"));
     n.read_gbps = c.f("nvm.read_bw_gbps") / controllers;
     n.write_gbps = c.f("nvm.write_bw_gbps") / controllers;
-    m.front_end = c.s("nvm.front_end");
+    m.front_end = tuning && !tuning->front_end().empty() ? tuning->front_end() : c.s("nvm.front_end");
+    m.tuning = tuning;
     if (m.front_end == "adr_wpq" && m.wpq_entries == 0) m.front_end = "direct";
     m.pm = true;
     m.persistent = true;
@@ -347,9 +349,9 @@ void PmRouter::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
 
 namespace persim {
 
-PmControllers::PmControllers(const Config &c, mem_image *backing)
+PmControllers::PmControllers(const Config &c, mem_image *backing, const FrontEndTuning *tuning)
 {
-    const MemCtrlCfg mc = MemCtrlCfg::nvm(c);
+    const MemCtrlCfg mc = MemCtrlCfg::nvm(c, tuning);
     const uint32_t nc = mc.controllers;
     front_end = mc.front_end;
     const WriteQueueKind *k = find_write_queue(mc.front_end);

@@ -30,6 +30,7 @@ extern "C" {
 
 namespace persim {
 
+class FrontEndTuning;
 class McLinks;
 
 // A controller's configuration, read from the config in one place (mem_ctrl.cpp).
@@ -49,8 +50,12 @@ struct MemCtrlCfg {
                                  // for the DRAM-only baseline (system.pm_in_dram)
     bool eadr = false;           // durable on reaching the host LLC (PM-far with eADR)
     uint64_t llc_ps = 0;         // host LLC latency (eADR)
+    // The persistency model's front end and its typed settings (fe_tuning.h), or null: the
+    // configuration's nvm.front_end as the config says.
+    const FrontEndTuning *tuning = nullptr;
     static MemCtrlCfg dram(const Config &c);
-    static MemCtrlCfg nvm(const Config &c);   // one NVM controller of nvm.controllers
+    // One NVM controller of nvm.controllers (with a model's tuning: its front end).
+    static MemCtrlCfg nvm(const Config &c, const FrontEndTuning *tuning = nullptr);
 };
 
 class MemCtrl : public sc_core::sc_module, public McPort {
@@ -165,7 +170,7 @@ namespace persim {
 // links between them. Construct it inside the system's constructor (the modules become its
 // children: top.nvm0, top.pm_router, ...).
 struct PmControllers {
-    PmControllers(const Config &c, mem_image *backing);
+    PmControllers(const Config &c, mem_image *backing, const FrontEndTuning *tuning = nullptr);
     ~PmControllers();
     PmRouter *router = nullptr;
     std::vector<MemCtrl *> ctrls;

@@ -9,7 +9,7 @@ namespace persim {
 const CpuModel kCpuLightwsp{"lightwsp",
                             "LightWSP: regions, 8 B region-tagged stores on the persist path, region-gated WPQs, "
                             "lazy region-level persist ordering",
-                            make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, false};
+                            make_region_persistence, 8, RSEQ_LAZY, false, true, true, false, FrontEndTuning("wpq_gate")};
 PERSIM_REGISTER(CpuModel, "lightwsp", kCpuLightwsp, 20);
 
 // The same with the WPQ gate disabled (cores/wpq_gate.h ungated mode): partly persisted regions
@@ -17,7 +17,7 @@ PERSIM_REGISTER(CpuModel, "lightwsp", kCpuLightwsp, 20);
 const CpuModel kCpuLightwspUngated{"lightwsp-ungated",
                                    "broken LightWSP variant for the crash check: WPQs not gated by region "
                                    "(ADR-like), so a region can persist partly",
-                                   make_region_persistence, 8, RSEQ_LAZY, false, "wpq_gate", true, true, true};
+                                   make_region_persistence, 8, RSEQ_LAZY, false, true, true, true, FrontEndTuning("wpq_gate")};
 PERSIM_REGISTER(CpuModel, "lightwsp-ungated", kCpuLightwspUngated, 60);
 
 } // namespace persim
