@@ -2,6 +2,15 @@
 #include "wpq_gate.h"
 #include <string.h>
 
+/* Planted bugs for the co-simulation's self-test: tb/wpq_gate_planted.c compiles this file again
+ * with WPQ_PLANT = n (and its symbols renamed), and cosim.WpqPlanted.* checks that the lockstep
+ * against rtl/wpq_gate.v catches bug n. Never defined in the product build: PLANT(n) is 0. */
+#ifdef WPQ_PLANT
+#define PLANT(n) (WPQ_PLANT == (n))
+#else
+#define PLANT(n) 0
+#endif
+
 struct wpq_gate {
     wpq_gate_cfg   cfg;
     wpq_gate_stats stats;
@@ -65,7 +74,9 @@ int wpq_gate_boundary(wpq_gate *g, uint32_t region)
     region &= g->rid_mask;
     /* window gating: a boundary beyond the window this controller tracks waits with its sender
      * until older regions commit (it cannot be recorded, and dropping it would lose the region) */
-    if (!in_window(g, region)) return WPQ_BDRY_WAIT;
+    if (!in_window(g, region) &&
+        !(PLANT(1) && ((region - g->flush_id) & g->rid_mask) == g->cfg.regions))   /* 1: off by one */
+        return WPQ_BDRY_WAIT;
     g->bdry |= 1ull << slot(g, region);
     return 0;
 }
@@ -160,7 +171,7 @@ int wpq_gate_try_commit(wpq_gate *g)
     g->overflow = 0;
     g->undo_dirty = 0;
     g->stats.commits++;
-    g->progress++;
+    if (!PLANT(4)) g->progress++;                               /* 4: a commit is not progress */
     return 1;
 }
 
@@ -184,7 +195,8 @@ wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t d
 
 int wpq_gate_check_deadlock(wpq_gate *g)
 {
-    if (g->cfg.ungated || g->overflow || g->pf || g->count < g->cfg.entries || wpq_gate_bdry_bit(g))
+    if (g->cfg.ungated || g->overflow || g->pf || g->count < g->cfg.entries ||
+        (wpq_gate_bdry_bit(g) && !PLANT(2)))                  /* 2: deadlock despite the boundary */
         return 0;
     g->overflow = 1;
     g->stats.deadlocks++;
@@ -199,7 +211,7 @@ wpq_result wpq_gate_store(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t 
      * have deadlocked (full, flush-ID boundary missing): enter overflow mode and try again */
     if (wpq_gate_bypass(g, region, addr, data)) return WPQ_BYPASS;
     wpq_gate_check_deadlock(g);
-    if (wpq_gate_bypass(g, region, addr, data)) return WPQ_BYPASS;
+    if (!PLANT(5) && wpq_gate_bypass(g, region, addr, data)) return WPQ_BYPASS;   /* 5: no retry */
     return WPQ_FULL;
 }
 
@@ -210,7 +222,8 @@ uint64_t wpq_gate_progress(const wpq_gate *g) { return g->progress; }
 int wpq_gate_can_drain(const wpq_gate *g)
 {
     if (g->pf_done) return 0;
-    return g->cfg.ungated ? g->count > 0 : wpq_gate_persisted(g) && has_region(g, g->flush_id);
+    /* 3: a persisted region counts as drainable even with no entry left */
+    return g->cfg.ungated ? g->count > 0 : wpq_gate_persisted(g) && (PLANT(3) || has_region(g, g->flush_id));
 }
 
 int wpq_gate_pf_settle(const wpq_gate *g, uint64_t *mark)

@@ -3,6 +3,7 @@
 // tb/wpq_gate_scenarios.h and run here as Rtl/WpqBlock/0.*), and random lockstep runs per preset.
 #include "cosim_common.h"
 #include "wpq_gate_scenarios.h"
+#include <gtest/gtest-spi.h>
 #include "Vwpq_gate_lightwsp_table1.h"
 #include "Vwpq_gate_wpq_small.h"
 #include "Vwpq_gate_lightwsp_table1_ungated.h"
@@ -10,12 +11,23 @@
 #include "Vwpq_gate_wpq_1mc.h"
 #include "Vwpq_gate_wpq_1mc_ungated.h"
 
+// The planted-bug copies of the core (tb/wpq_gate_planted.c): only their cycle function is
+// called; their state layout is the real core's.
+using WpqStepFn = void (*)(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+extern "C" {
+void wpq_plant1_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant2_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant3_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant4_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+}
+
 namespace {
 
 template <class V>
 class WpqBench : public dut::WpqDut {
 public:
-    explicit WpqBench(const wpq_gate_cfg &cfg) : cfg_(cfg), chk_("wpq_gate")
+    explicit WpqBench(const wpq_gate_cfg &cfg, WpqStepFn cstep = wpq_gate_step)
+        : cfg_(cfg), cstep_(cstep), chk_("wpq_gate")
     {
         mem_.resize(wpq_gate_bytes(&cfg) / 8 + 1);
         g_ = reinterpret_cast<wpq_gate *>(mem_.data());
@@ -70,7 +82,7 @@ public:
         dut_->power_fail = in.power_fail;
         dut_.tick();
         wpq_gate_out o;
-        wpq_gate_step(g_, &in, &o);
+        cstep_(g_, &in, &o);
         if (co) *co = o;
         cyc_++;
         chk_.eq("push_result", dut_->push_result, o.push_result);
@@ -221,6 +233,7 @@ public:
     }
 private:
     wpq_gate_cfg cfg_;
+    WpqStepFn cstep_;
     cosim::Dut<V> dut_;
     std::vector<uint64_t> mem_;
     wpq_gate *g_;
@@ -284,6 +297,60 @@ TEST(WpqGate, Random_wpq_small_ungated)
     cosim::announce("wpq_gate/wpq_small_ungated", s, n);
     WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
     b.random(s + 3, n);
+}
+
+// Planted bugs (tb/wpq_gate_planted.c): the random lockstep runs with a planted C core against the
+// correct RTL; each test passes only if the co-simulation reports a C/RTL mismatch, and prints it.
+template <class V>
+void expect_caught(const char *bug, const wpq_gate_cfg &cfg, WpqStepFn planted, uint64_t seed)
+{
+    ::testing::TestPartResultArray failures;
+    {
+        ::testing::ScopedFakeTestPartResultReporter rep(
+            ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+        WpqBench<V> b(cfg, planted);
+        b.random(seed, cosim::cycles());
+    }
+    bool caught = false;
+    for (int k = 0; k < failures.size() && !caught; k++) {
+        const std::string msg = failures.GetTestPartResult(k).message();
+        if (msg.find("cosim mismatch") != std::string::npos) {
+            caught = true;
+            std::printf("planted bug %s caught:\n%s\n", bug, msg.substr(0, msg.find("last inputs")).c_str());
+        }
+    }
+    EXPECT_TRUE(caught) << "planted bug " << bug << " was not caught by the co-simulation";
+}
+
+template <class V>
+void expect_caught_any(const char *bug, const wpq_gate_cfg &cfg, WpqStepFn planted)
+{
+    expect_caught<V>(bug, cfg, planted, cosim::seed());
+}
+
+TEST(WpqPlanted, WindowGatingOffByOne)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("1 (window gating off by one)", rtlp_wpq_small_cfg(), wpq_plant1_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("1 (window gating off by one)", rtlp_lightwsp_table1_cfg(), wpq_plant1_step);
+}
+
+TEST(WpqPlanted, DeadlockIgnoresBoundary)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("2 (deadlock check ignores the boundary bit)", rtlp_wpq_small_cfg(), wpq_plant2_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("2 (deadlock check ignores the boundary bit)", rtlp_lightwsp_table1_cfg(), wpq_plant2_step);
+}
+
+// Only wpq_small: the random traffic on lightwsp_table1 (PF_WAIT 16, 64 entries) does not reach a
+// power failure where a persisted region without entries waits PF_WAIT cycles for its commit.
+TEST(WpqPlanted, PowerFailureSettleDrainableWithoutEntries)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("3 (settle: persisted region drainable with no entry)", rtlp_wpq_small_cfg(), wpq_plant3_step);
+}
+
+TEST(WpqPlanted, ProgressMissesCommits)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("4 (progress misses commits)", rtlp_wpq_small_cfg(), wpq_plant4_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("4 (progress misses commits)", rtlp_lightwsp_table1_cfg(), wpq_plant4_step);
 }
 
 } // namespace
