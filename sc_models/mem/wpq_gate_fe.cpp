@@ -101,10 +101,11 @@ public:
     // enter are lost. Persisted regions keep draining and committing as the in-flight bdry-/flush-
     // ACKs arrive (battery power); the core decides when the sequence ends (wpq_gate_pf_settle):
     // persim looks once per worst-case ACK latency (a round trip on the controller link), and the
-    // core ends it when its progress counter (wpq_gate_progress: ACKs and boundaries received,
-    // drains, flush-ACKs, commits) has not moved since the last look and no entry can still drain;
-    // then the entries left, all of unpersisted regions, are discarded (ungated: the queue drains
-    // everything first, nothing is discarded).
+    // core ends it when its progress counter (wpq_gate_progress: entries drained or written
+    // through, regions committed) has not moved since the last look and no entry can still drain
+    // (wpq_gate_can_drain); then the entries left, all of unpersisted regions, are discarded
+    // (ungated: the queue drains everything first, nothing is discarded). This replaces a mark
+    // drains + commits * 1000003 + flush ID computed here, which stood for the same two counts.
     void power_fail(uint64_t t) override
     {
         wpq_gate_power_fail(g_);
