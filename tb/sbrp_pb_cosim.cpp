@@ -1,6 +1,6 @@
 // Lockstep co-simulation of rtl/sbrp_pb.v against cores/sbrp_pb.c (sbrp_pb_step): the RTL backend
 // of the block tests written once (tb/dut.h; the directed scenarios are in tb/sbrp_pb_scenarios.h
-// and run here as Rtl/SbrpBlock/0.*), and random lockstep runs per preset.
+// and run here as ctest cosim.SbrpRtl.*), and random lockstep runs per preset.
 #include "cosim_common.h"
 #include "sbrp_pb_scenarios.h"
 #include "Vsbrp_pb_sbrp_small.h"
@@ -167,7 +167,7 @@ struct SbrpRtl {
 } // namespace
 
 namespace sbrp_scen {
-INSTANTIATE_TYPED_TEST_SUITE_P(Rtl, SbrpBlock, ::testing::Types<SbrpRtl>);
+INSTANTIATE_TYPED_TEST_SUITE_P(SbrpRtl, SbrpBlock, ::testing::Types<SbrpRtl>);
 }
 
 namespace {

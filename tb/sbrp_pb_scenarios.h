@@ -1,7 +1,7 @@
 // Directed block tests of the SBRP persist buffer (cores/sbrp_pb, rtl/sbrp_pb.v), written once
 // (issue 22) as GoogleTest typed tests on the device-under-test interface (tb/dut.h). Instantiated
-// with the C backend in tests/core_sbrp_pb_test.cpp (`core.C/SbrpBlock/0.*`, fast tier) and with
-// the RTL lockstep backend in tb/sbrp_pb_cosim.cpp (`cosim.Rtl/SbrpBlock/0.*`). The tests of the
+// with the C backend in tests/core_sbrp_pb_test.cpp (ctest `core.SbrpC.*`, fast tier) and with
+// the RTL lockstep backend in tb/sbrp_pb_cosim.cpp (ctest `cosim.SbrpRtl.*`). The tests of the
 // C core's transaction API stay in tests/core_sbrp_pb_test.cpp; the random lockstep runs in the
 // cosim file.
 #pragma once

@@ -1,6 +1,6 @@
 // Lockstep co-simulation of rtl/wpq_gate.v against cores/wpq_gate.c (wpq_gate_step): the RTL
 // backend of the block tests written once (tb/dut.h; the directed scenarios are in
-// tb/wpq_gate_scenarios.h and run here as Rtl/WpqBlock/0.*), and random lockstep runs per preset.
+// tb/wpq_gate_scenarios.h and run here as ctest cosim.WpqRtl.*), and random lockstep runs per preset.
 #include "cosim_common.h"
 #include "wpq_gate_scenarios.h"
 #include <gtest/gtest-spi.h>
@@ -262,7 +262,7 @@ struct WpqRtl {
 } // namespace
 
 namespace wpq_scen {
-INSTANTIATE_TYPED_TEST_SUITE_P(Rtl, WpqBlock, ::testing::Types<WpqRtl>);
+INSTANTIATE_TYPED_TEST_SUITE_P(WpqRtl, WpqBlock, ::testing::Types<WpqRtl>);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // Directed block tests of the LightWSP gated WPQ (cores/wpq_gate, rtl/wpq_gate.v), written once
 // (issue 22) as GoogleTest typed tests on the device-under-test interface (tb/dut.h). Instantiated
-// with the C backend in tests/core_wpq_gate_test.cpp (core_tests, fast tier: `core.C/WpqBlock/0.*`)
-// and with the RTL lockstep backend in tb/wpq_gate_cosim.cpp (`cosim.Rtl/WpqBlock/0.*`), each on
+// with the C backend in tests/core_wpq_gate_test.cpp (core_tests, fast tier: ctest `core.WpqC.*`)
+// and with the RTL lockstep backend in tb/wpq_gate_cosim.cpp (ctest `cosim.WpqRtl.*`), each on
 // the RTL presets of configs/rtl_presets.json. Tests of the C core's transaction API and
 // configuration stay in tests/core_wpq_gate_test.cpp; the random lockstep runs in the cosim file.
 #pragma once

@@ -1,6 +1,6 @@
 // Unit tests of cores/sbrp_pb.c: the SBRP per-SM persist buffer (ASPLOS'23, section 6). The
 // directed cycle-level block scenarios are written once in tb/sbrp_pb_scenarios.h and run here on
-// the C backend (core.C/SbrpBlock/0.*) and in lockstep with the RTL in tb/sbrp_pb_cosim.cpp; this
+// the C backend (ctest core.SbrpC.*) and in lockstep with the RTL in tb/sbrp_pb_cosim.cpp; this
 // file holds the tests of the transaction API.
 #include <gtest/gtest.h>
 #include "sbrp_pb_scenarios.h"
@@ -19,7 +19,7 @@ extern "C" {
 }
 
 namespace sbrp_scen {
-INSTANTIATE_TYPED_TEST_SUITE_P(C, SbrpBlock, ::testing::Types<dut::SbrpC>);
+INSTANTIATE_TYPED_TEST_SUITE_P(SbrpC, SbrpBlock, ::testing::Types<dut::SbrpC>);
 }
 
 namespace {

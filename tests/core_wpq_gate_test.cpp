@@ -8,10 +8,10 @@ extern "C" {
 #include "wpq_gate.h"
 }
 
-// core.C/WpqBlock/0.*: the block scenarios on the C core alone (fast tier); the same scenarios run
-// in lockstep with the RTL as cosim.Rtl/WpqBlock/0.* (tb/wpq_gate_cosim.cpp).
+// ctest core.WpqC.*: the block scenarios on the C core alone (fast tier); the same scenarios run
+// in lockstep with the RTL as ctest cosim.WpqRtl.* (tb/wpq_gate_cosim.cpp).
 namespace wpq_scen {
-INSTANTIATE_TYPED_TEST_SUITE_P(C, WpqBlock, ::testing::Types<dut::WpqC>);
+INSTANTIATE_TYPED_TEST_SUITE_P(WpqC, WpqBlock, ::testing::Types<dut::WpqC>);
 }
 
 namespace {
