@@ -53,8 +53,9 @@
  * Region IDs are `rid_bits` wide and wrap. A boundary for a region outside the window
  * [flush ID, flush ID + regions) cannot be recorded yet: it is refused (WPQ_BDRY_WAIT, cycle
  * output bdry_wait) and the sender keeps it, in order behind its persist path, and offers it again
- * once older regions have committed. A bdry-ACK or flush-ACK outside the window (another
- * controller is never more than the window ahead) is dropped and the sticky `err` is set.
+ * once older regions have committed. A bdry-ACK or flush-ACK outside the window is dropped and
+ * the sticky `err` is set (with in-order links it cannot happen: another controller moves its
+ * window only after its flush-ACK, which arrives here before any later ACK of it).
  *
  * Protocol decisions kept here (not in the SystemC front end, issue 22):
  *   window gating   wpq_gate_boundary refuses a boundary beyond the window (WPQ_BDRY_WAIT).
