@@ -2,12 +2,22 @@
 #include "wpq_gate.h"
 #include <string.h>
 
+/* Planted bugs for the co-simulation's self-test: tb/wpq_gate_planted.c compiles this file again
+ * with WPQ_PLANT = n (and its symbols renamed), and cosim.WpqPlanted.* checks that the lockstep
+ * against rtl/wpq_gate.v catches bug n. Never defined in the product build: PLANT(n) is 0. */
+#ifdef WPQ_PLANT
+#define PLANT(n) (WPQ_PLANT == (n))
+#else
+#define PLANT(n) 0
+#endif
+
 struct wpq_gate {
     wpq_gate_cfg   cfg;
     wpq_gate_stats stats;
     uint64_t addr_mask, data_mask, line_mask;
     uint32_t rid_mask, line_shift;
     uint32_t count, flush_id, pf_timer;
+    uint64_t progress;                  /* protocol state changes (wpq_gate_progress) */
     uint64_t bdry;                      /* window slot s: boundary received */
     uint8_t  back[WPQ_MAX_REGIONS];     /* bdry-ACKs from other MCs */
     uint8_t  fack[WPQ_MAX_REGIONS];     /* flush-ACKs from other MCs */
@@ -62,7 +72,11 @@ int wpq_gate_persisted(const wpq_gate *g)
 int wpq_gate_boundary(wpq_gate *g, uint32_t region)
 {
     region &= g->rid_mask;
-    if (!in_window(g, region)) { g->err = 1; g->stats.window_errors++; return -1; }
+    /* window gating: a boundary beyond the window this controller tracks waits with its sender
+     * until older regions commit (it cannot be recorded, and dropping it would lose the region) */
+    if (!in_window(g, region) &&
+        !(PLANT(1) && ((region - g->flush_id) & g->rid_mask) == g->cfg.regions))   /* 1: off by one */
+        return WPQ_BDRY_WAIT;
     g->bdry |= 1ull << slot(g, region);
     return 0;
 }
@@ -101,6 +115,7 @@ int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
         *undo = 0;
         remove_at(g, 0);
         g->stats.drains++;
+        g->progress++;
         return 1;
     }
     int pers = wpq_gate_persisted(g);
@@ -111,9 +126,17 @@ int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
         *undo = !pers;
         remove_at(g, k);
         g->stats.drains++;
+        g->progress++;
         if (!pers) { g->undo_dirty = 1; g->stats.undo_drains++; }
         return 1;
     }
+    return 0;
+}
+
+static int has_region(const wpq_gate *g, uint32_t r)
+{
+    for (uint32_t k = 0; k < g->count; k++)
+        if (g->q[k].region == r) return 1;
     return 0;
 }
 
@@ -125,14 +148,8 @@ int wpq_gate_bypass(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data)
         return 0;
     if (!wpq_gate_persisted(g)) { g->undo_dirty = 1; g->stats.undo_drains++; }
     g->stats.bypasses++;
+    g->progress++;
     return 1;
-}
-
-static int has_region(const wpq_gate *g, uint32_t r)
-{
-    for (uint32_t k = 0; k < g->count; k++)
-        if (g->q[k].region == r) return 1;
-    return 0;
 }
 
 int wpq_gate_flush_done(wpq_gate *g)
@@ -154,6 +171,7 @@ int wpq_gate_try_commit(wpq_gate *g)
     g->overflow = 0;
     g->undo_dirty = 0;
     g->stats.commits++;
+    if (!PLANT(4)) g->progress++;                               /* 4: a commit is not progress */
     return 1;
 }
 
@@ -177,11 +195,42 @@ wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t d
 
 int wpq_gate_check_deadlock(wpq_gate *g)
 {
-    if (g->cfg.ungated || g->overflow || g->pf || g->count < g->cfg.entries || wpq_gate_bdry_bit(g))
+    if (g->cfg.ungated || g->overflow || g->pf || g->count < g->cfg.entries ||
+        (wpq_gate_bdry_bit(g) && !PLANT(2)))                  /* 2: deadlock despite the boundary */
         return 0;
     g->overflow = 1;
     g->stats.deadlocks++;
     return 1;
+}
+
+wpq_result wpq_gate_store(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data, int device_ready)
+{
+    wpq_result r = wpq_gate_push(g, region, addr, data);
+    if (r != WPQ_FULL || !device_ready) return r;
+    /* overflow retry (IV-D): write through if overflow mode allows it; else the queue may just
+     * have deadlocked (full, flush-ID boundary missing): enter overflow mode and try again */
+    if (wpq_gate_bypass(g, region, addr, data)) return WPQ_BYPASS;
+    wpq_gate_check_deadlock(g);
+    if (!PLANT(5) && wpq_gate_bypass(g, region, addr, data)) return WPQ_BYPASS;   /* 5: no retry */
+    return WPQ_FULL;
+}
+
+int wpq_gate_ack_on_entry(const wpq_gate *g) { return g->cfg.ungated != 0; }
+
+uint64_t wpq_gate_progress(const wpq_gate *g) { return g->progress; }
+
+int wpq_gate_can_drain(const wpq_gate *g)
+{
+    if (g->pf_done) return 0;
+    /* 3: a persisted region counts as drainable even with no entry left */
+    return g->cfg.ungated ? g->count > 0 : wpq_gate_persisted(g) && (PLANT(3) || has_region(g, g->flush_id));
+}
+
+int wpq_gate_pf_settle(const wpq_gate *g, uint64_t *mark)
+{
+    if (g->progress == *mark && !wpq_gate_can_drain(g)) return 1;
+    *mark = g->progress;
+    return 0;
 }
 
 int wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr)
@@ -225,28 +274,29 @@ void wpq_gate_step(wpq_gate *g, const wpq_gate_in *in, wpq_gate_out *out)
 {
     memset(out, 0, sizeof *out);
     if (!g->pf_done) {
-        int progress = 0, consumed = 0;
+        const uint64_t p0 = g->progress;
+        int consumed = 0;
         if (in->power_fail) wpq_gate_power_fail(g);
-        if (in->back_valid) { wpq_gate_bdry_ack(g, in->back_region); progress = 1; }
-        if (in->fack_valid) { wpq_gate_flush_ack(g, in->fack_region); progress = 1; }
+        if (in->back_valid) wpq_gate_bdry_ack(g, in->back_region);
+        if (in->fack_valid) wpq_gate_flush_ack(g, in->fack_region);
         if (in->bdry_valid) {
-            progress = 1;
             if (wpq_gate_boundary(g, in->bdry_region) == 0) {
                 out->bdry_ack_valid = 1;
                 out->bdry_ack_region = (uint16_t)(in->bdry_region & g->rid_mask);
+            } else {
+                out->bdry_wait = 1;
             }
         }
         if (in->ld_valid && wpq_gate_load_hit(g, in->ld_line)) { out->ld_hit = 1; g->stats.load_hits++; }
         /* a persisted region still has entries here (ungated: any entry is left, ADR drains
          * them all): power-failure drain is not idle */
-        int can_drain = g->cfg.ungated ? g->count > 0 : wpq_gate_persisted(g) && has_region(g, g->flush_id);
+        int can_drain = wpq_gate_can_drain(g);
         if (in->drain_ready) {
             wpq_entry e;
             int undo = 0;
             if (wpq_gate_next_drain(g, &e, &undo)) {
                 out->drain_valid = 1; out->drain_undo = (uint8_t)undo;
                 out->drain_region = e.region; out->drain_addr = e.addr; out->drain_data = e.data;
-                progress = 1;
             } else if (in->push_valid) {
                 int pers = wpq_gate_persisted(g);
                 if (wpq_gate_bypass(g, in->push_region, in->push_addr, in->push_data)) {
@@ -256,27 +306,28 @@ void wpq_gate_step(wpq_gate *g, const wpq_gate_in *in, wpq_gate_out *out)
                     out->drain_data = in->push_data & g->data_mask;
                     out->push_result = WPQ_BYPASS;
                     consumed = 1;
-                    progress = 1;
                 }
             }
         }
         if (wpq_gate_flush_done(g)) {
             out->fack_out_valid = 1;
             out->fack_out_region = (uint16_t)g->flush_id;
-            progress = 1;
         }
         uint32_t f = g->flush_id;
         if (wpq_gate_try_commit(g)) {
             out->commit_valid = 1;
             out->commit_region = (uint16_t)f;
-            progress = 1;
         }
         if (in->push_valid && !consumed)
             out->push_result = (uint8_t)wpq_gate_push(g, in->push_region, in->push_addr, in->push_data);
         wpq_gate_check_deadlock(g);
+        out->progress = g->progress != p0;
         if (g->pf) {
-            /* wait while a persisted region can still drain (drain_ready low) or anything moved */
-            if (progress || can_drain) g->pf_timer = 0;
+            /* wait while a persisted region can still drain (drain_ready low) or anything moved:
+             * progress, or an ACK or boundary received, or a flush-ACK sent at this edge */
+            int active = out->progress || in->back_valid || in->fack_valid || out->bdry_ack_valid ||
+                         out->fack_out_valid;
+            if (active || can_drain) g->pf_timer = 0;
             else g->pf_timer++;
             if (g->pf_timer >= g->cfg.pf_wait) {
                 int ur = 0;

@@ -50,8 +50,35 @@
  *             at or after it may already be in PM. (Transaction API callers must drain with
  *             wpq_gate_next_drain before calling wpq_gate_pf_discard; whatever is left is discarded
  *             and counted, as in gated mode.)
- * Region IDs are `rid_bits` wide and wrap. A boundary or ACK for a region outside the window
- * [flush ID, flush ID + regions) cannot be recorded: it is dropped and the sticky `err` is set.
+ * Region IDs are `rid_bits` wide and wrap. A boundary for a region outside the window
+ * [flush ID, flush ID + regions) cannot be recorded yet: it is refused (WPQ_BDRY_WAIT, cycle
+ * output bdry_wait) and the sender keeps it, in order behind its persist path, and offers it again
+ * once older regions have committed. A bdry-ACK or flush-ACK outside the window is dropped and
+ * the sticky `err` is set (with in-order links it cannot happen: another controller moves its
+ * window only after its flush-ACK, which arrives here before any later ACK of it).
+ *
+ * Protocol decisions kept here (not in the SystemC front end, issue 22):
+ *   window gating   wpq_gate_boundary refuses a boundary beyond the window (WPQ_BDRY_WAIT).
+ *   overflow retry  wpq_gate_store: a store into a full queue, when PM can take a write, is
+ *                   written through if overflow mode allows it; if not, the deadlock check runs
+ *                   (IV-D) and the write-through is tried again. The cycle API (and the RTL)
+ *                   takes the same decisions one per edge: the store is refused (FULL), (8) enters
+ *                   overflow mode, and at the next edge (4) writes the re-offered store through,
+ *                   but only once no older entry of its region is left to drain (a queued entry
+ *                   of the flush-ID region drains first). wpq_gate_store does not wait for those
+ *                   (a write-through may reach PM before an older queued store of its region):
+ *                   the front end's order, kept as it is so that figures do not change.
+ *   acknowledgement wpq_gate_ack_on_entry: when a queued store is durable (ungated: on entry;
+ *                   gated: once its region is persisted, wpq_gate_persisted).
+ *   power-failure   wpq_gate_progress counts the protocol's progress toward durability: an
+ *   settle          entry drained or written through to PM, a region committed (the recovery
+ *                   point moved). wpq_gate_pf_settle ends the power-failure wait when that count
+ *                   has not moved since the caller's last look (one worst-case ACK latency
+ *                   earlier) and no entry can still drain (wpq_gate_can_drain). An ACK that
+ *                   arrives in between matters only through what it makes possible: a drain or
+ *                   commit (counted) or a persisted region with entries (can_drain). The cycle
+ *                   API's pf_wait timer is reset by the same signals (out.progress, can_drain)
+ *                   and, per cycle, also by an ACK or boundary received or a flush-ACK sent.
  *
  * The core keeps no time. Caller-owned state: wpq_gate_bytes(cfg) bytes (8-byte aligned);
  * no allocation after init. Transaction API + cycle API (wpq_gate_step, ports of rtl/wpq_gate.v). */
@@ -88,6 +115,8 @@ typedef enum wpq_result {
     WPQ_BYPASS   = 5       /* overflow mode: written straight to PM, undo-logged */
 } wpq_result;
 
+#define WPQ_BDRY_WAIT 1    /* wpq_gate_boundary: beyond the region window, offer it again later */
+
 typedef struct wpq_entry {
     uint64_t addr, data;
     uint16_t region;
@@ -106,8 +135,9 @@ const wpq_gate_cfg *wpq_gate_config(const wpq_gate *g);
 
 /* ---- transaction API ---- */
 wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data);
-/* Boundary of `region` received: returns 0 (record it and send a bdry-ACK) or -1 (outside the
- * window: dropped, err set). */
+/* Boundary of `region` received: returns 0 (recorded: send a bdry-ACK) or WPQ_BDRY_WAIT (outside
+ * the window: not recorded, nothing changes; the caller keeps it and offers it again after a
+ * commit). */
 int      wpq_gate_boundary(wpq_gate *g, uint32_t region);
 int      wpq_gate_bdry_ack(wpq_gate *g, uint32_t region);    /* from another MC; 0 / -1 */
 int      wpq_gate_flush_ack(wpq_gate *g, uint32_t region);   /* from another MC; 0 / -1 */
@@ -127,8 +157,31 @@ int      wpq_gate_try_commit(wpq_gate *g);
 /* Deadlock check (IV-D): full queue and bdry bit 0 -> overflow mode. Returns 1 if entered
  * (never in ungated mode). */
 int      wpq_gate_check_deadlock(wpq_gate *g);
+/* A store offered at transaction level, with the overflow retry (IV-D): wpq_gate_push; if the
+ * queue is full and PM can take a write now (device_ready), an overflow-mode store of the flush-ID
+ * region is written through (WPQ_BYPASS: the caller writes it, undo-logged if the region is not
+ * persisted); otherwise the deadlock check runs and the write-through is tried once more.
+ * Returns WPQ_OK, WPQ_BYPASS, WPQ_FULL (retry; if !device_ready, once PM is free),
+ * WPQ_DECLINED (retry after the flush-ID region's boundary or commit) or WPQ_OFF. */
+wpq_result wpq_gate_store(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data, int device_ready);
+/* 1 if a store is durable (may be acknowledged) as soon as it is queued: ungated mode, a plain
+ * battery-backed ADR queue. 0 (gated): durable only once its region is the persisted flush-ID
+ * region (wpq_gate_persisted). */
+int      wpq_gate_ack_on_entry(const wpq_gate *g);
 int      wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr);
 void     wpq_gate_power_fail(wpq_gate *g);
+/* Progress counter: incremented when an entry drains or a store is written through (data reached
+ * PM) and when a region commits (the flush ID, the recovery point, moved). Wraps. */
+uint64_t wpq_gate_progress(const wpq_gate *g);
+/* 1 while an entry may still drain now: ungated, any entry; gated, an entry of the persisted
+ * flush-ID region (after a power failure these drain on battery power). */
+int      wpq_gate_can_drain(const wpq_gate *g);
+/* Power-failure settle (IV-F), transaction level: the caller looks every worst-case ACK latency.
+ * Returns 1 when the sequence may end (call wpq_gate_pf_discard): nothing progressed since the
+ * last look (*mark == wpq_gate_progress) and no entry can drain. Else stores the progress count in
+ * *mark and returns 0 (look again later). Call first with *mark = wpq_gate_progress(g) at the
+ * power failure. */
+int      wpq_gate_pf_settle(const wpq_gate *g, uint64_t *mark);
 /* Ends the power-failure sequence: discards the remaining entries, returns their number;
  * *undo_restore = 1 if undo-logged writes of the unpersisted flush-ID region must be rolled back. */
 uint32_t wpq_gate_pf_discard(wpq_gate *g, int *undo_restore);
@@ -146,9 +199,10 @@ const wpq_gate_stats *wpq_gate_get_stats(const wpq_gate *g);
 
 /* ---- cycle API: one clock edge, mirroring rtl/wpq_gate.v ----
  * Per-cycle order: (0) power_fail latches; (1) incoming bdry-ACK and flush-ACK; (2) incoming
- * boundary (-> bdry_ack_out); (3) load CAM search; (4) at most one drain if drain_ready (queue
- * entry, else an overflow bypass of the offered store); (5) flush done (-> fack_out);
- * (6) commit; (7) the offered store; (8) deadlock check; (9) power-failure idle timer and discard.
+ * boundary (-> bdry_ack_out, or bdry_wait if beyond the window); (3) load CAM search; (4) at most
+ * one drain if drain_ready (queue entry, else an overflow bypass of the offered store);
+ * (5) flush done (-> fack_out); (6) commit; (7) the offered store; (8) deadlock check; (9) power-failure idle timer (idle: no progress and nothing can drain)
+ * and discard.
  * Ungated: (4) drains the oldest entry of any region; (8) never enters overflow; (9) the queue
  * is not idle while it holds any entry, so the discard happens only once it is empty.
  * All outputs are registered in the RTL: they describe what happened at this edge. */
@@ -173,6 +227,8 @@ typedef struct wpq_gate_out {
     uint8_t  commit_valid;   uint16_t commit_region;
     uint8_t  ld_hit;
     uint8_t  pf_done_pulse;  uint16_t discarded; uint8_t undo_restore;
+    uint8_t  bdry_wait;                             /* the offered boundary is beyond the window */
+    uint8_t  progress;                              /* wpq_gate_progress moved at this edge */
     /* status after the edge */
     uint16_t flush_id, count;
     uint8_t  bdry_bit, overflow, pf, pf_done, err;

@@ -1,10 +1,15 @@
 // LightWSP gated write-pending queue of one memory controller (LightWSP IV-B/D/F/H).
 // Golden model: cores/wpq_gate.c (wpq_gate_step). One clock edge = one wpq_gate_step call:
-// (0) power_fail latches, (1) incoming bdry-ACK / flush-ACK, (2) incoming boundary (bdry-ACK out),
+// (0) power_fail latches, (1) incoming bdry-ACK / flush-ACK, (2) incoming boundary (bdry-ACK out;
+// a boundary beyond the region window is refused: bdry_wait, the sender offers it again later),
 // (3) load CAM search, (4) one drain if drain_ready (oldest entry of the flush-ID region when it
 // is persisted or in overflow mode; else an overflow bypass of the offered store), (5) flush done
-// (flush-ACK out), (6) commit (flush ID + 1), (7) the offered store, (8) deadlock check,
-// (9) power-failure idle timer / discard. All outputs are registered.
+// (flush-ACK out), (6) commit (flush ID + 1), (7) the offered store, (8) deadlock check (the
+// overflow retry of wpq_gate_store, one decision per edge: a store refused by a full queue makes
+// (8) enter overflow mode, and re-offered it is written through at (4)), (9) power-failure idle
+// timer / discard
+// (idle: nothing moved at this edge and no entry can drain). progress_out: an entry drained or
+// was written through, or a region committed (wpq_gate_progress moved). All outputs are registered.
 //
 // Queue: ENTRIES x {region ID, word address, data} in arrival order (collapsing FIFO: one removal
 // anywhere + one append per cycle). Region window of REGIONS slots from the flush ID:
@@ -21,6 +26,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                  push_result, drain_valid, drain_undo, drain_region, drain_addr, drain_data,
                  bdry_ack_valid, bdry_ack_region, fack_out_valid, fack_out_region,
                  commit_valid, commit_region, ld_hit, pf_done_pulse, discarded, undo_restore,
+                 bdry_wait, progress_out,
                  flush_id, count, bdry_bit, overflow, pf, pf_done, err);
     parameter ENTRIES    = 64;   // 1..4095
     parameter MCS        = 2;    // memory controllers, 1..16
@@ -69,6 +75,8 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     output reg               pf_done_pulse;    // power-failure sequence finished at this edge
     output reg  [15:0]       discarded;        // entries discarded then
     output reg               undo_restore;     // undo log must be applied
+    output reg               bdry_wait;        // the offered boundary is beyond the window: not taken
+    output reg               progress_out;     // protocol state changed at this edge
     output reg  [RID_W-1:0]  flush_id;         // status after the edge
     output reg  [15:0]       count;
     output reg               bdry_bit;
@@ -98,7 +106,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     reg                      n_fsent, n_ovf, n_undo, n_pf, n_pfd, n_er;
     reg [15:0]               n_pft;
     reg [2:0]                o_res;
-    reg                      o_dv, o_du, o_bav, o_fav, o_cv, o_hit, o_pfp, o_ur;
+    reg                      o_dv, o_du, o_bav, o_fav, o_cv, o_hit, o_pfp, o_ur, o_bw;
     reg [RID_W-1:0]          o_dr, o_bar, o_far, o_cr;
     reg [ADDR_W-1:0]         o_da;
     reg [DATA_W-1:0]         o_dd;
@@ -109,7 +117,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     reg [31:0]        c32, sf32, t32, pft32;
     reg [RID_W-1:0]   d;
     reg [3:0]         a4;
-    reg               progress, consumed, pers, has_f, has_f_post, can_drain, drained;
+    reg               progress, prog, consumed, pers, has_f, has_f_post, can_drain, drained;
 
     // ---- queue datapath, per entry ----
     // qv: entry holds a store; match: ... of the flush-ID region; dm: drain candidate (match;
@@ -175,12 +183,12 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
         push_do = 1'b0; app = {CW{1'b0}}; n_fid = fid; n_wb = wb; n_wba = wba; n_wfa = wfa;
         n_fsent = fsent; n_ovf = ovf; n_undo = undo; n_pf = pfl; n_pfd = pfd; n_er = er; n_pft = pft;
         o_res = 3'd0; o_dv = 1'b0; o_du = 1'b0; o_bav = 1'b0; o_fav = 1'b0; o_cv = 1'b0;
-        o_hit = 1'b0; o_pfp = 1'b0; o_ur = 1'b0;
+        o_hit = 1'b0; o_pfp = 1'b0; o_ur = 1'b0; o_bw = 1'b0;
         o_dr = {RID_W{1'b0}}; o_bar = {RID_W{1'b0}}; o_far = {RID_W{1'b0}}; o_cr = {RID_W{1'b0}};
         o_da = {ADDR_W{1'b0}}; o_dd = {DATA_W{1'b0}}; o_disc = 32'd0;
         c32 = `WPQ_Z32(cnt, CW); sf32 = 32'd0; t32 = 32'd0; pft32 = 32'd0;
         d = {RID_W{1'b0}}; a4 = 4'd0;
-        progress = 1'b0; consumed = 1'b0; pers = 1'b0; has_f = 1'b0; has_f_post = 1'b0;
+        progress = 1'b0; prog = 1'b0; consumed = 1'b0; pers = 1'b0; has_f = 1'b0; has_f_post = 1'b0;
         can_drain = 1'b0; drained = 1'b0;
 
         if (!pfd) begin
@@ -211,14 +219,14 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             end
             // (2) boundary
             if (bdry_valid) begin
-                progress = 1'b1;
                 d = bdry_region - fid;
                 if (`WPQ_Z32(d, RID_W) < REGIONS) begin
                     for (s = 0; s < REGIONS; s = s + 1)
                         if (s == slot_of(bdry_region)) n_wb[s] = 1'b1;
                     o_bav = 1'b1;
                     o_bar = bdry_region;
-                end else n_er = 1'b1;
+                    progress = 1'b1;
+                end else o_bw = 1'b1;                   // window gating: offered again later
             end
             // (3) load CAM search
             if (ld_valid) o_hit = |hitv;
@@ -232,13 +240,13 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                     {o_dr, o_da, o_dd} = sel;                       // oldest entry, any region
                     o_dv = 1'b1;
                     drained = 1'b1;
-                    progress = 1'b1;
+                    progress = 1'b1; prog = 1'b1;
                 end else if ((UNGATED == 0) && (pers || (ovf && !n_pf)) && has_f) begin
                     {o_dr, o_da, o_dd} = sel;
                     o_dv = 1'b1; o_du = !pers;
                     if (!pers) n_undo = 1'b1;
                     drained = 1'b1;
-                    progress = 1'b1;
+                    progress = 1'b1; prog = 1'b1;
                 end else if (push_valid && ovf && !n_pf && !fsent && push_region == fid &&
                              c32 == ENTRIES) begin
                     o_dv = 1'b1; o_du = !pers;
@@ -246,7 +254,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                     if (!pers) n_undo = 1'b1;
                     o_res = 3'd5;                                   // WPQ_BYPASS
                     consumed = 1'b1;
-                    progress = 1'b1;
+                    progress = 1'b1; prog = 1'b1;
                 end
             end
             // the drained entry collapses out of the queue (datapath above)
@@ -273,7 +281,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                 n_fid = fid + 1'b1;
                 n_fsent = 1'b0; n_ovf = 1'b0; n_undo = 1'b0;
                 o_cv = 1'b1; o_cr = fid;
-                progress = 1'b1;
+                progress = 1'b1; prog = 1'b1;
             end
             // (7) the offered store
             if (push_valid && !consumed) begin
@@ -330,6 +338,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             fack_out_valid <= 1'b0; fack_out_region <= {RID_W{1'b0}};
             commit_valid <= 1'b0; commit_region <= {RID_W{1'b0}}; ld_hit <= 1'b0;
             pf_done_pulse <= 1'b0; discarded <= 16'd0; undo_restore <= 1'b0;
+            bdry_wait <= 1'b0; progress_out <= 1'b0;
             flush_id <= {RID_W{1'b0}}; count <= 16'd0; bdry_bit <= 1'b0; overflow <= 1'b0;
             pf <= 1'b0; pf_done <= 1'b0; err <= 1'b0;
         end else begin
@@ -343,6 +352,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             fack_out_valid <= o_fav; fack_out_region <= o_far;
             commit_valid <= o_cv; commit_region <= o_cr; ld_hit <= o_hit;
             pf_done_pulse <= o_pfp; discarded <= o_disc[15:0]; undo_restore <= o_ur;
+            bdry_wait <= o_bw; progress_out <= prog;
             flush_id <= n_fid; count <= c32[15:0];
             bdry_bit <= n_wb[slot_of(n_fid)];
             overflow <= n_ovf; pf <= n_pf; pf_done <= n_pfd; err <= n_er;

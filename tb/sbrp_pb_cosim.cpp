@@ -1,12 +1,15 @@
-// Lockstep co-simulation of rtl/sbrp_pb.v against cores/sbrp_pb.c (sbrp_pb_step).
+// Lockstep co-simulation of rtl/sbrp_pb.v against cores/sbrp_pb.c (sbrp_pb_step): the RTL backend
+// of the block tests written once (tb/dut.h; the directed scenarios are in tb/sbrp_pb_scenarios.h
+// and run here as ctest cosim.SbrpRtl.*), and random lockstep runs per preset.
 #include "cosim_common.h"
+#include "sbrp_pb_scenarios.h"
 #include "Vsbrp_pb_sbrp_small.h"
 #include "Vsbrp_pb_sbrp_table1.h"
 
 namespace {
 
 template <class V>
-class SbrpBench {
+class SbrpBench : public dut::SbrpDut {
 public:
     explicit SbrpBench(const sbrp_pb_cfg &cfg) : cfg_(cfg), chk_("sbrp_pb")
     {
@@ -16,7 +19,13 @@ public:
         wmask_ = cfg.warps >= 64 ? ~0ull : (1ull << cfg.warps) - 1;
         pbidx_.assign(cfg.lines, SBRP_NO_ENTRY);
     }
-    bool step(sbrp_pb_in in, sbrp_pb_out *co = nullptr)
+    // dut::SbrpDut: one edge of both models, outputs compared; *out = the C core's outputs.
+    bool step(const sbrp_pb_in &in, sbrp_pb_out *out) override { return step_in(in, out); }
+    sbrp_pb *core() override { return pb_; }
+    const sbrp_pb_cfg &cfg() const override { return cfg_; }
+    bool rtl() const override { return true; }
+
+    bool step_in(sbrp_pb_in in, sbrp_pb_out *co = nullptr)
     {
         in.op &= 3; in.warp &= 63; in.fence_type &= 7; in.ack_phase &= 1;
         char buf[200];
@@ -102,7 +111,7 @@ public:
                     if (in.entry == SBRP_NO_ENTRY || rng() % 16 == 0) in.entry = (uint16_t)(rng() % (cfg_.entries + 2));
                 }
             }
-            if (!step(in)) return;
+            if (!step_in(in)) return;
             flushes += last_.flush_valid; evicts += last_.evict_valid;
             stall_order += last_.result == SBRP_STALL_ORDER; stall_full += last_.result == SBRP_STALL_FULL;
             stall_fence += last_.result == SBRP_STALL_FENCE; fsm_seen += last_.fsm != 0;
@@ -118,7 +127,6 @@ public:
             EXPECT_GT(fsm_seen, 10u);
         }
     }
-    sbrp_pb *core() { return pb_; }
 
 private:
     sbrp_pb_cfg cfg_;
@@ -132,14 +140,6 @@ private:
     sbrp_pb_out last_{};
 
 public:
-    // Acknowledge the oldest in-flight write (if any).
-    void ack_oldest(sbrp_pb_in &in)
-    {
-        if (inflight_.empty()) return;
-        in.ack = 1;
-        in.ack_phase = inflight_.front();
-        inflight_.pop_front();
-    }
     // The persistence domain acknowledges one in-flight write (mostly in order); fills ack/phase.
     void pick_ack(sbrp_pb_in &in, std::mt19937_64 &rng)
     {
@@ -154,143 +154,24 @@ public:
     }
 };
 
-sbrp_pb_in store(uint8_t warp, uint16_t line, uint16_t entry)
-{
-    sbrp_pb_in in{};
-    in.op = SBRP_IN_STORE; in.warp = warp; in.line = line; in.entry = entry;
-    return in;
+// RTL lockstep backend of the typed block tests: an SbrpBench of the preset's Verilated model.
+struct SbrpRtl {
+    static std::unique_ptr<dut::SbrpDut> make(dut::SbrpPreset p)
+    {
+        const sbrp_pb_cfg c = dut::sbrp_preset_cfg(p);
+        if (p == dut::SbrpPreset::table1) return std::make_unique<SbrpBench<Vsbrp_pb_sbrp_table1>>(c);
+        return std::make_unique<SbrpBench<Vsbrp_pb_sbrp_small>>(c);
+    }
+};
+
+} // namespace
+
+namespace sbrp_scen {
+INSTANTIATE_TYPED_TEST_SUITE_P(SbrpRtl, SbrpBlock, ::testing::Types<SbrpRtl>);
 }
 
-// Section 6.1: a thread (warp 0) sets pX = a, pY = b, issues an oFence, then pX = c. The second
-// persist on pX may neither modify the line nor take a new PB entry until the first one is
-// durable: the warp waits in the EDM while pX and pY flush and until ACTR returns to zero.
-TEST(SbrpPb, Directed_Section61StallExample)
-{
-    SbrpBench<Vsbrp_pb_sbrp_table1> b(rtlp_sbrp_table1_cfg());
-    const uint16_t X = 10, Y = 11;
-    sbrp_pb_out o;
-    ASSERT_TRUE(b.step(store(0, X, SBRP_NO_ENTRY), &o));       // (1) pX = a
-    ASSERT_EQ(o.result, SBRP_ALLOCATED);
-    const uint16_t ex = o.entry;
-    ASSERT_TRUE(b.step(store(0, Y, SBRP_NO_ENTRY), &o));       // (2) pY = b
-    ASSERT_EQ(o.result, SBRP_ALLOCATED);
-    sbrp_pb_in f{};
-    f.op = SBRP_IN_FENCE; f.warp = 0; f.fence_type = SBRP_OFENCE;
-    ASSERT_TRUE(b.step(f, &o));                                 // (3) oFence: no stall
-    EXPECT_EQ(o.result, SBRP_OK);
-    EXPECT_EQ(o.count, 3);
-    ASSERT_TRUE(b.step(store(0, X, ex), &o));                   // (4) pX = c
-    EXPECT_EQ(o.result, SBRP_STALL_ORDER);
-    EXPECT_EQ(o.edm, 1u);
-    EXPECT_EQ(o.count, 3);                                      // neither coalesced nor allocated
-    // another warp's store to pX still coalesces (no ordering entry of warp 1 after PB_k)
-    ASSERT_TRUE(b.step(store(1, X, ex), &o));
-    EXPECT_EQ(o.result, SBRP_OK);
-    // the PB drains: pX flushes in phase 0; warp 0's target has left, so it now waits for a drain
-    // point: the phase flips and pY flushes in phase 1 while warp 0 waits for phase 0 only
-    std::vector<uint16_t> flushed;
-    std::vector<int> phases;
-    sbrp_pb_in go{};
-    go.flush_ready = 1;
-    for (int c = 0; c < 4; c++) {
-        ASSERT_TRUE(b.step(go, &o));
-        if (o.flush_valid) { flushed.push_back(o.flush_line); phases.push_back(o.flush_phase); }
-        EXPECT_EQ(o.edm, 1u);                                   // still waiting: not durable yet
-    }
-    EXPECT_EQ(flushed, (std::vector<uint16_t>{X, Y}));
-    EXPECT_EQ(phases, (std::vector<int>{0, 1}));
-    EXPECT_EQ(o.actr, 2);
-    EXPECT_EQ(o.fsm, 1u);                                       // the oFence retired over in-flight persists
-    sbrp_pb_in a{};
-    b.ack_oldest(a);                                            // pX = a acknowledged (phase 0)
-    ASSERT_TRUE(b.step(a, &o));
-    EXPECT_EQ(o.actr, 1);
-    EXPECT_EQ(o.edm, 0u);                                       // warp 0 resumes: pX = a is durable
-    ASSERT_TRUE(b.step(store(0, X, SBRP_NO_ENTRY), &o));       // the retried pX = c proceeds
-    EXPECT_EQ(o.result, SBRP_ALLOCATED);
-    // the new pX is ordered after the oFence: the FSM holds it until pY (phase 1) is acknowledged
-    for (int c = 0; c < 3; c++) {
-        ASSERT_TRUE(b.step(go, &o));
-        EXPECT_FALSE(o.flush_valid);
-        EXPECT_EQ(o.fsm, 1u);
-    }
-    EXPECT_EQ(o.count, 1);
-    b.ack_oldest(go);                                           // pY acknowledged
-    ASSERT_TRUE(b.step(go, &o));                                // ack clears FSM[1] first
-    EXPECT_TRUE(o.flush_valid);
-    EXPECT_EQ(o.flush_line, X);
-    EXPECT_EQ(o.fsm, 0u);
-}
+namespace {
 
-// dFence: the warp stalls in ODM, moves to EDM when the entry reaches the head, resumes at ACTR 0.
-TEST(SbrpPb, Directed_DFenceOdmEdm)
-{
-    SbrpBench<Vsbrp_pb_sbrp_small> b(rtlp_sbrp_small_cfg());
-    sbrp_pb_out o;
-    ASSERT_TRUE(b.step(store(2, 3, SBRP_NO_ENTRY), &o));
-    sbrp_pb_in f{};
-    f.op = SBRP_IN_FENCE; f.warp = 2; f.fence_type = SBRP_DFENCE;
-    ASSERT_TRUE(b.step(f, &o));
-    EXPECT_EQ(o.result, SBRP_STALL_FENCE);
-    EXPECT_EQ(o.odm, 1u << 2);
-    sbrp_pb_in go{};
-    go.flush_ready = 1;
-    ASSERT_TRUE(b.step(go, &o));                                // persist flushes (window 2)
-    EXPECT_TRUE(o.flush_valid);
-    ASSERT_TRUE(b.step(go, &o));                                // dFence at the head: ODM -> EDM
-    EXPECT_EQ(o.odm, 0u);
-    EXPECT_EQ(o.edm, 1u << 2);
-    sbrp_pb_in a{};
-    a.ack = 1;
-    ASSERT_TRUE(b.step(a, &o));
-    EXPECT_EQ(o.edm, 0u);
-    EXPECT_EQ(o.stalled, 0u);
-}
-
-// Full PB (4 entries), fence coalescing, evictions leaving holes, wrap-around of head and tail.
-TEST(SbrpPb, Directed_FullEvictWrap)
-{
-    SbrpBench<Vsbrp_pb_sbrp_small> b(rtlp_sbrp_small_cfg());
-    sbrp_pb_out o;
-    uint16_t e[4];
-    for (uint16_t l = 0; l < 4; l++) {
-        ASSERT_TRUE(b.step(store(l % 4, l, SBRP_NO_ENTRY), &o));
-        ASSERT_EQ(o.result, SBRP_ALLOCATED);
-        e[l] = o.entry;
-    }
-    ASSERT_TRUE(b.step(store(0, 5, SBRP_NO_ENTRY), &o));
-    EXPECT_EQ(o.result, SBRP_STALL_FULL);
-    EXPECT_EQ(o.stalled, 1u);
-    sbrp_pb_in ev{};
-    ev.op = SBRP_IN_EVICT; ev.warp = 1; ev.entry = e[2];      // middle entry: leaves a hole
-    ASSERT_TRUE(b.step(ev, &o));
-    EXPECT_TRUE(o.evict_valid);
-    EXPECT_EQ(o.evict_line, 2);
-    EXPECT_EQ(o.count, 3);
-    ev.entry = e[3];                                             // tail entry: tail retracts over the hole
-    ASSERT_TRUE(b.step(ev, &o));
-    EXPECT_EQ(o.stalled, 0u);                                    // a slot became allocatable
-    for (int k = 0; k < 3; k++) {                                // fences coalesce into one entry
-        sbrp_pb_in f{};
-        f.op = SBRP_IN_FENCE; f.warp = (uint8_t)k; f.fence_type = SBRP_REL_BLK;
-        ASSERT_TRUE(b.step(f, &o));
-    }
-    EXPECT_EQ(o.count, 3);
-    ASSERT_TRUE(b.step(store(3, 6, SBRP_NO_ENTRY), &o));
-    EXPECT_EQ(o.result, SBRP_ALLOCATED);                         // wraps to slot 0..1
-    ev.entry = o.entry;
-    ASSERT_TRUE(b.step(ev, &o));
-    EXPECT_EQ(o.result, SBRP_STALL_ORDER);                       // an ordering entry precedes it
-    for (int c = 0; c < 16; c++) {
-        sbrp_pb_in go{};
-        go.flush_ready = 1;
-        b.ack_oldest(go);
-        ASSERT_TRUE(b.step(go, &o));
-    }
-    EXPECT_EQ(o.count, 0);
-    EXPECT_EQ(o.actr, 0);
-    EXPECT_EQ(o.stalled, 0u);
-}
 
 TEST(SbrpPb, Random_sbrp_table1)
 {

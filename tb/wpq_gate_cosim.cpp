@@ -1,16 +1,33 @@
-// Lockstep co-simulation of rtl/wpq_gate.v against cores/wpq_gate.c (wpq_gate_step).
+// Lockstep co-simulation of rtl/wpq_gate.v against cores/wpq_gate.c (wpq_gate_step): the RTL
+// backend of the block tests written once (tb/dut.h; the directed scenarios are in
+// tb/wpq_gate_scenarios.h and run here as ctest cosim.WpqRtl.*), and random lockstep runs per preset.
 #include "cosim_common.h"
+#include "wpq_gate_scenarios.h"
+#include <gtest/gtest-spi.h>
 #include "Vwpq_gate_lightwsp_table1.h"
 #include "Vwpq_gate_wpq_small.h"
 #include "Vwpq_gate_lightwsp_table1_ungated.h"
 #include "Vwpq_gate_wpq_small_ungated.h"
+#include "Vwpq_gate_wpq_1mc.h"
+#include "Vwpq_gate_wpq_1mc_ungated.h"
+
+// The planted-bug copies of the core (tb/wpq_gate_planted.c): only their cycle function is
+// called; their state layout is the real core's.
+using WpqStepFn = void (*)(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+extern "C" {
+void wpq_plant1_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant2_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant3_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+void wpq_plant4_step(wpq_gate *, const wpq_gate_in *, wpq_gate_out *);
+}
 
 namespace {
 
 template <class V>
-class WpqBench {
+class WpqBench : public dut::WpqDut {
 public:
-    explicit WpqBench(const wpq_gate_cfg &cfg) : cfg_(cfg), chk_("wpq_gate")
+    explicit WpqBench(const wpq_gate_cfg &cfg, WpqStepFn cstep = wpq_gate_step)
+        : cfg_(cfg), cstep_(cstep), chk_("wpq_gate")
     {
         mem_.resize(wpq_gate_bytes(&cfg) / 8 + 1);
         g_ = reinterpret_cast<wpq_gate *>(mem_.data());
@@ -31,7 +48,13 @@ public:
         EXPECT_EQ(wpq_gate_init(g_, &cfg_), 0);
         chk_.input(cyc_, "reset");
     }
-    bool step(wpq_gate_in in, wpq_gate_out *co = nullptr)
+    // dut::WpqDut: one edge of both models, outputs compared; *out = the C core's outputs.
+    bool step(const wpq_gate_in &in, wpq_gate_out *out) override { return step_in(in, out); }
+    wpq_gate *core() override { return g_; }
+    const wpq_gate_cfg &cfg() const override { return cfg_; }
+    bool rtl() const override { return true; }
+
+    bool step_in(wpq_gate_in in, wpq_gate_out *co = nullptr)
     {
         in.push_region &= rmask_; in.bdry_region &= rmask_; in.back_region &= rmask_; in.fack_region &= rmask_;
         in.push_addr &= amask_; in.push_data &= dmask_; in.ld_line &= lmask_;
@@ -59,7 +82,7 @@ public:
         dut_->power_fail = in.power_fail;
         dut_.tick();
         wpq_gate_out o;
-        wpq_gate_step(g_, &in, &o);
+        cstep_(g_, &in, &o);
         if (co) *co = o;
         cyc_++;
         chk_.eq("push_result", dut_->push_result, o.push_result);
@@ -78,6 +101,8 @@ public:
         chk_.eq("pf_done_pulse", dut_->pf_done_pulse, o.pf_done_pulse);
         chk_.eq("discarded", dut_->discarded, o.discarded);
         chk_.eq("undo_restore", dut_->undo_restore, o.undo_restore);
+        chk_.eq("bdry_wait", dut_->bdry_wait, o.bdry_wait);
+        chk_.eq("progress", dut_->progress_out, o.progress);
         chk_.eq("flush_id", dut_->flush_id, o.flush_id);
         chk_.eq("count", dut_->count, o.count);
         chk_.eq("bdry_bit", dut_->bdry_bit, o.bdry_bit);
@@ -102,6 +127,8 @@ public:
         uint32_t phase = 0, p_push = 50, p_bdry = 10, p_ready = 60, p_ld = 20;
         uint64_t pf_count = 0, commits = 0, drains = 0, undo = 0, bypass = 0, hits = 0, declined = 0;
         uint64_t ahead = 0, overflows = 0, pf_discarded = 0;   // ahead: drains of a region != flush ID
+        uint64_t bdry_waits = 0, progress = 0, errs = 0;
+        std::deque<uint32_t> far;                                 // boundaries refused (bdry_wait), offered again
         wpq_gate_out o{};
         for (uint64_t i = 0; i < n; i++) {
             if (phase-- == 0) {
@@ -117,10 +144,20 @@ public:
                 in.push_addr = rng() % 4 == 0 ? rng() : rng() % 64;   // mostly a small space: CAM hits
                 in.push_data = rng();
             }
-            if (rng() % 100 < p_bdry) {
+            if (!far.empty() && rng() % 4 == 0) {
+                // a refused boundary offered again (window gating): taken once it fits
+                in.bdry_valid = 1;
+                in.bdry_region = far.front();
+                far.pop_front();
+                if (((in.bdry_region - fid) & rmask_) >= cfg_.regions) far.push_back(in.bdry_region);
+                else for (uint32_t m = 1; m < cfg_.mcs; m++) ev.push_back({i + rng() % 12, 0, in.bdry_region});
+            } else if (rng() % 100 < p_bdry) {
                 in.bdry_valid = 1;
                 uint32_t k = rng() % 64;
-                if (k == 0) in.bdry_region = fid + cfg_.regions + rng() % 4;   // outside the window
+                if (k == 0) {                                                 // beyond the window: waits
+                    in.bdry_region = (fid + cfg_.regions + rng() % 4) & rmask_;
+                    if (((in.bdry_region - fid) & rmask_) >= cfg_.regions && far.size() < 4) far.push_back(in.bdry_region);
+                }
                 else if (k < 6) in.bdry_region = cur + 1;                     // arrives early
                 else in.bdry_region = cur;
                 if (((in.bdry_region - fid) & rmask_) < cfg_.regions) {
@@ -146,7 +183,13 @@ public:
             in.ld_valid = rng() % 100 < p_ld;
             in.ld_line = rng() % 4 == 0 ? rng() : rng() % 16;
             in.power_fail = rng() % 5000 == 0;
-            if (!step(in, &o)) return;
+            if (rng() % 20000 == 0) {                                         // an ACK outside the window: err
+                in.back_valid = 1;
+                in.back_region = fid + cfg_.regions + rng() % 4;
+            }
+            if (!step_in(in, &o)) return;
+            bdry_waits += o.bdry_wait;
+            progress += o.progress;
             if (o.drain_valid && o.drain_region != fid) {
                 ahead++;
                 // gated: only the flush-ID region drains (the drain precedes the commit of the edge)
@@ -156,19 +199,22 @@ public:
             if (o.pf_done_pulse) pf_discarded += o.discarded;
             commits += o.commit_valid; drains += o.drain_valid; undo += o.drain_undo; hits += o.ld_hit;
             bypass += o.push_result == WPQ_BYPASS; declined += o.push_result == WPQ_DECLINED;
+            errs += o.err;
             if (o.pf_done) {
                 pf_count++;
                 reset();
                 ev.clear();
+                far.clear();
                 cur = 0;
                 o = wpq_gate_out{};
             }
         }
         std::printf("cosim wpq_gate%s: %" PRIu64 " cycles, %" PRIu64 " drains (%" PRIu64 " undo-logged, %" PRIu64
                     " bypass, %" PRIu64 " ahead of the flush ID), %" PRIu64 " commits, %" PRIu64 " declined, %" PRIu64
-                    " load hits, %" PRIu64 " power failures (%" PRIu64 " entries discarded)\n",
+                    " load hits, %" PRIu64 " power failures (%" PRIu64 " entries discarded), %" PRIu64
+                    " boundaries refused (window), %" PRIu64 " progress edges, %" PRIu64 " cycles with err\n",
                     cfg_.ungated ? " (ungated)" : "", n, drains, undo, bypass, ahead, commits, declined, hits,
-                    pf_count, pf_discarded);
+                    pf_count, pf_discarded, bdry_waits, progress, errs);
         if (cfg_.ungated) {
             // a plain ADR WPQ: no overflow mode, nothing undo-logged or discarded
             EXPECT_EQ(undo, 0u);
@@ -179,14 +225,15 @@ public:
         if (n >= 20000) {
             EXPECT_GT(commits, 100u);
             EXPECT_GT(hits, 0u);
+            EXPECT_GT(bdry_waits, 0u);
+            EXPECT_GT(progress, 0u);
             if (cfg_.ungated) EXPECT_GT(ahead, 0u);   // younger regions drained before older ones committed
             else EXPECT_GT(undo, 0u);
         }
     }
-    wpq_gate *core() { return g_; }
-
 private:
     wpq_gate_cfg cfg_;
+    WpqStepFn cstep_;
     cosim::Dut<V> dut_;
     std::vector<uint64_t> mem_;
     wpq_gate *g_;
@@ -195,276 +242,30 @@ private:
     uint32_t rmask_ = 0, ls_ = 0;
 };
 
-wpq_gate_in push(uint16_t r, uint64_t a, uint64_t d)
-{
-    wpq_gate_in in{};
-    in.push_valid = 1; in.push_region = r; in.push_addr = a; in.push_data = d; in.drain_ready = 1;
-    return in;
-}
-
-// Figure 4: threads 1 -> 2 -> 3 pass through a critical section with region IDs N, N+1, N+2; their
-// stores all go to this MC (the second MC of lightwsp_table1 only exchanges ACKs). Thread 2's
-// store arrives before thread 1's boundary, yet only thread 1's stores flush first (1), then
-// thread 2's (2), then thread 3's (3).
-TEST(WpqGate, Directed_Figure4CriticalSection)
-{
-    WpqBench<Vwpq_gate_lightwsp_table1> b(rtlp_lightwsp_table1_cfg());
-    const uint16_t N = 0;
-    wpq_gate_out o{};
-    std::vector<std::pair<uint16_t, uint64_t>> drained;
-    std::vector<uint16_t> committed;
-    std::deque<wpq_gate_in> script;
-    script.push_back(push(N, 0x100, 0x11));       // thread 1, region N
-    script.push_back(push(N, 0x108, 0x12));
-    script.push_back(push(N + 1, 0x100, 0x21));   // thread 2, region N+1, before T1's boundary
-    wpq_gate_in bd{}; bd.bdry_valid = 1; bd.drain_ready = 1;
-    bd.bdry_region = N; script.push_back(bd);     // T1 releases the lock: boundary N
-    script.push_back(push(N + 1, 0x110, 0x22));
-    script.push_back(push(N + 2, 0x100, 0x31));   // thread 3
-    bd.bdry_region = N + 1; script.push_back(bd);
-    script.push_back(push(N + 2, 0x118, 0x32));
-    bd.bdry_region = N + 2; script.push_back(bd);
-    for (int cyc = 0; cyc < 40; cyc++) {
-        wpq_gate_in in{};
-        in.drain_ready = 1;
-        if (!script.empty()) { in = script.front(); script.pop_front(); }
-        // the other MC: echoes a bdry-ACK for each boundary and a flush-ACK for each of ours
-        if (o.bdry_ack_valid) { in.back_valid = 1; in.back_region = o.bdry_ack_region; }
-        if (o.fack_out_valid) { in.fack_valid = 1; in.fack_region = o.fack_out_region; }
-        ASSERT_TRUE(b.step(in, &o));
-        if (o.drain_valid) { drained.push_back({o.drain_region, o.drain_data}); EXPECT_EQ(o.drain_undo, 0); }
-        if (o.commit_valid) committed.push_back(o.commit_region);
-    }
-    const std::vector<std::pair<uint16_t, uint64_t>> want = {
-        {N, 0x11}, {N, 0x12}, {N + 1, 0x21}, {N + 1, 0x22}, {N + 2, 0x31}, {N + 2, 0x32}};
-    EXPECT_EQ(drained, want);
-    EXPECT_EQ(committed, (std::vector<uint16_t>{N, N + 1, N + 2}));
-    EXPECT_EQ(o.flush_id, N + 3);
-    EXPECT_EQ(o.count, 0);
-}
-
-// Power failure with region 0 persisted (its boundary reached both MCs) but still queued behind a
-// busy PM, and region 1 unpersisted: region 0 drains and commits on battery, region 1 is
-// discarded, the flush ID (recovery point) names region 1.
-TEST(WpqGate, Directed_PowerFailureOnePersistedOneNot)
-{
-    WpqBench<Vwpq_gate_lightwsp_table1> b(rtlp_lightwsp_table1_cfg());
-    wpq_gate_out o{};
-    auto busy = [](wpq_gate_in in) { in.drain_ready = 0; return in; };
-    ASSERT_TRUE(b.step(busy(push(0, 0x10, 0xA0)), &o));
-    ASSERT_TRUE(b.step(busy(push(1, 0x20, 0xB0)), &o));
-    ASSERT_TRUE(b.step(busy(push(0, 0x18, 0xA1)), &o));
-    ASSERT_TRUE(b.step(busy(push(1, 0x28, 0xB1)), &o));
-    wpq_gate_in in{};
-    in.bdry_valid = 1; in.bdry_region = 0; in.back_valid = 1; in.back_region = 0;
-    ASSERT_TRUE(b.step(in, &o));                                   // region 0 persisted
-    EXPECT_EQ(o.drain_valid, 0);
-    in = busy(push(1, 0x30, 0xB2));
-    in.power_fail = 1;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.push_result, WPQ_OFF);
-    std::vector<uint64_t> drained;
-    int done = -1;
-    for (int cyc = 0; cyc < 60 && done < 0; cyc++) {
-        in = {};
-        in.drain_ready = cyc >= 5;
-        if (o.fack_out_valid) { in.fack_valid = 1; in.fack_region = o.fack_out_region; }
-        ASSERT_TRUE(b.step(in, &o));
-        if (o.drain_valid) drained.push_back(o.drain_data);
-        if (o.pf_done_pulse) {
-            done = cyc;
-            EXPECT_EQ(o.discarded, 2);
-            EXPECT_EQ(o.undo_restore, 0);
-            EXPECT_EQ(o.flush_id, 1);
-            EXPECT_EQ(o.count, 0);
+// RTL lockstep backend of the typed block tests: a WpqBench of the preset's Verilated model.
+struct WpqRtl {
+    static std::unique_ptr<dut::WpqDut> make(dut::WpqPreset p)
+    {
+        const wpq_gate_cfg c = dut::wpq_preset_cfg(p);
+        switch (p) {
+        case dut::WpqPreset::table1: return std::make_unique<WpqBench<Vwpq_gate_lightwsp_table1>>(c);
+        case dut::WpqPreset::small: return std::make_unique<WpqBench<Vwpq_gate_wpq_small>>(c);
+        case dut::WpqPreset::table1_ungated: return std::make_unique<WpqBench<Vwpq_gate_lightwsp_table1_ungated>>(c);
+        case dut::WpqPreset::small_ungated: return std::make_unique<WpqBench<Vwpq_gate_wpq_small_ungated>>(c);
+        case dut::WpqPreset::one_mc: return std::make_unique<WpqBench<Vwpq_gate_wpq_1mc>>(c);
+        case dut::WpqPreset::one_mc_ungated: return std::make_unique<WpqBench<Vwpq_gate_wpq_1mc_ungated>>(c);
         }
+        return nullptr;
     }
-    EXPECT_EQ(drained, (std::vector<uint64_t>{0xA0, 0xA1}));
-    EXPECT_GE(done, 5 + 2 + 16);   // PF_WAIT idle cycles after the last progress
+};
+
+} // namespace
+
+namespace wpq_scen {
+INSTANTIATE_TYPED_TEST_SUITE_P(WpqRtl, WpqBlock, ::testing::Types<WpqRtl>);
 }
 
-// IV-D deadlock: the 4-entry WPQ fills with region 1 while region 0 (flush ID) has no boundary.
-TEST(WpqGate, Directed_DeadlockOverflowUndo)
-{
-    WpqBench<Vwpq_gate_wpq_small> b(rtlp_wpq_small_cfg());
-    wpq_gate_out o{};
-    auto nodrain = [](wpq_gate_in in) { in.drain_ready = 0; return in; };
-    ASSERT_TRUE(b.step(nodrain(push(0, 1, 1)), &o));
-    for (int k = 0; k < 3; k++) ASSERT_TRUE(b.step(nodrain(push(1, 8 + k, 8 + k)), &o));
-    EXPECT_EQ(o.overflow, 1);
-    EXPECT_EQ(o.bdry_bit, 0);
-    wpq_gate_in in{};
-    in.drain_ready = 1;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.drain_valid, 1);
-    EXPECT_EQ(o.drain_undo, 1);                  // region 0 drains before its boundary, undo-logged
-    ASSERT_TRUE(b.step(push(1, 12, 12), &o));
-    EXPECT_EQ(o.push_result, WPQ_DECLINED);      // other regions declined
-    ASSERT_TRUE(b.step(nodrain(push(0, 2, 2)), &o));
-    EXPECT_EQ(o.push_result, WPQ_OK);            // queue full again
-    ASSERT_TRUE(b.step(nodrain(push(0, 3, 3)), &o));
-    EXPECT_EQ(o.push_result, WPQ_FULL);
-    ASSERT_TRUE(b.step(push(0, 3, 3), &o));      // oldest region-0 entry drains, store queued
-    EXPECT_EQ(o.drain_data, 2u);
-    ASSERT_TRUE(b.step(push(0, 4, 4), &o));
-    EXPECT_EQ(o.drain_data, 3u);
-    ASSERT_TRUE(b.step(nodrain(push(1, 13, 13)), &o));
-    EXPECT_EQ(o.push_result, WPQ_DECLINED);
-    // boundary + the other MC's ACKs: region 0 commits, overflow ends
-    in = {}; in.drain_ready = 1; in.bdry_valid = 1; in.bdry_region = 0; in.back_valid = 1; in.back_region = 0;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.drain_undo, 0);                  // persisted now: no undo needed
-    EXPECT_EQ(o.fack_out_valid, 1);
-    in = {}; in.fack_valid = 1; in.fack_region = 0;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.commit_valid, 1);
-    EXPECT_EQ(o.overflow, 0);
-    EXPECT_EQ(o.flush_id, 1);
-}
-
-// Power failure while in overflow mode: region 0 had undo-logged writes reach PM but its
-// boundary never arrived, so the undo log must be applied and its queued store discarded.
-TEST(WpqGate, Directed_PowerFailureInOverflowUndoRestore)
-{
-    WpqBench<Vwpq_gate_wpq_small> b(rtlp_wpq_small_cfg());
-    wpq_gate_out o{};
-    auto nodrain = [](wpq_gate_in in) { in.drain_ready = 0; return in; };
-    ASSERT_TRUE(b.step(nodrain(push(0, 1, 1)), &o));
-    ASSERT_TRUE(b.step(nodrain(push(0, 2, 2)), &o));
-    for (int k = 0; k < 2; k++) ASSERT_TRUE(b.step(nodrain(push(1, 8 + k, 8 + k)), &o));
-    EXPECT_EQ(o.overflow, 1);
-    wpq_gate_in in{};
-    in.drain_ready = 1;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.drain_undo, 1);                  // region 0's first store, undo-logged
-    in = {};
-    in.power_fail = 1;
-    bool done = false;
-    for (int c = 0; c < 20 && !done; c++) {
-        ASSERT_TRUE(b.step(in, &o));
-        in = {};
-        in.drain_ready = 1;
-        EXPECT_EQ(o.drain_valid, 0);             // nothing persisted may drain now
-        if (o.pf_done_pulse) {
-            done = true;
-            EXPECT_EQ(o.undo_restore, 1);
-            EXPECT_EQ(o.discarded, 3);
-            EXPECT_EQ(o.flush_id, 0);            // recovery point: region 0 again
-        }
-    }
-    EXPECT_TRUE(done);
-}
-
-// The same sequence in both modes: region 0 stores, then a store of region 1 before region 0's
-// boundary, PM always ready. Gated (LightWSP): nothing drains until region 0 is persisted, then
-// region 0 before region 1. Ungated (broken ADR variant): every store drains as soon as it is
-// queued, so region 1's store reaches PM before region 0's boundary arrives; the region protocol
-// (bdry-ACKs, flush-ACKs, commits) still runs.
-template <class V>
-void younger_before_boundary(const wpq_gate_cfg &cfg, std::vector<std::pair<int, uint16_t>> *drains,
-                             std::vector<std::pair<int, uint16_t>> *commits, wpq_gate_out *last)
-{
-    WpqBench<V> b(cfg);
-    wpq_gate_out o{};
-    std::deque<wpq_gate_in> script;
-    script.push_back(push(0, 0x100, 0x11));
-    script.push_back(push(0, 0x108, 0x12));
-    script.push_back(push(1, 0x100, 0x21));       // younger region, before boundary 0
-    script.push_back(wpq_gate_in{});
-    script.back().drain_ready = 1;
-    wpq_gate_in bd{}; bd.bdry_valid = 1; bd.drain_ready = 1;
-    bd.bdry_region = 0; script.push_back(bd);     // cycle 4: boundary 0
-    bd.bdry_region = 1; script.push_back(bd);
-    for (int cyc = 0; cyc < 20; cyc++) {
-        wpq_gate_in in{};
-        in.drain_ready = 1;
-        if (!script.empty()) { in = script.front(); script.pop_front(); }
-        if (o.bdry_ack_valid) { in.back_valid = 1; in.back_region = o.bdry_ack_region; }
-        if (o.fack_out_valid) { in.fack_valid = 1; in.fack_region = o.fack_out_region; }
-        ASSERT_TRUE(b.step(in, &o));
-        if (o.drain_valid) { drains->push_back({cyc, o.drain_region}); EXPECT_EQ(o.drain_undo, 0); }
-        if (o.commit_valid) commits->push_back({cyc, o.commit_region});
-    }
-    *last = o;
-}
-
-TEST(WpqGate, Directed_GatedHoldsYoungerRegionUntilBoundary)
-{
-    std::vector<std::pair<int, uint16_t>> d, c;
-    wpq_gate_out o{};
-    younger_before_boundary<Vwpq_gate_lightwsp_table1>(rtlp_lightwsp_table1_cfg(), &d, &c, &o);
-    ASSERT_EQ(d.size(), 3u);
-    EXPECT_GT(d[0].first, 4);                     // nothing before boundary 0 (+ the other MC's ACK)
-    EXPECT_EQ(d[0].second, 0); EXPECT_EQ(d[1].second, 0); EXPECT_EQ(d[2].second, 1);
-    ASSERT_EQ(c.size(), 2u);
-    EXPECT_LT(c[0].first, d[2].first);            // region 0 committed before region 1 drained
-    EXPECT_EQ(o.flush_id, 2);
-}
-
-TEST(WpqGate, Directed_UngatedDrainsYoungerRegionBeforeBoundary)
-{
-    std::vector<std::pair<int, uint16_t>> d, c;
-    wpq_gate_out o{};
-    younger_before_boundary<Vwpq_gate_lightwsp_table1_ungated>(rtlp_lightwsp_table1_ungated_cfg(), &d, &c, &o);
-    ASSERT_EQ(d.size(), 3u);
-    EXPECT_EQ(d, (std::vector<std::pair<int, uint16_t>>{{1, 0}, {2, 0}, {3, 1}}));   // a cycle after queued
-    EXPECT_LT(d[2].first, 4);                     // region 1 in PM before boundary 0 arrived
-    EXPECT_EQ(c.size(), 2u);                      // the protocol still commits both regions
-    EXPECT_EQ(o.flush_id, 2);
-    EXPECT_EQ(o.overflow, 0);
-}
-
-// Ungated power failure with PM busy: no store accepted, every queued entry (of any region,
-// persisted or not) drains once PM is ready, then the sequence ends with nothing discarded.
-TEST(WpqGate, Directed_UngatedPowerFailureDrainsEverything)
-{
-    WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
-    wpq_gate_out o{};
-    auto busy = [](wpq_gate_in in) { in.drain_ready = 0; return in; };
-    ASSERT_TRUE(b.step(busy(push(0, 1, 1)), &o));
-    ASSERT_TRUE(b.step(busy(push(1, 2, 2)), &o));
-    ASSERT_TRUE(b.step(busy(push(2, 3, 3)), &o));
-    ASSERT_TRUE(b.step(busy(push(1, 4, 4)), &o));
-    EXPECT_EQ(o.count, 4);
-    ASSERT_TRUE(b.step(busy(push(1, 5, 5)), &o));
-    EXPECT_EQ(o.push_result, WPQ_FULL);           // full queue just refuses, no overflow mode
-    EXPECT_EQ(o.overflow, 0);
-    wpq_gate_in in = busy(push(0, 6, 6));
-    in.power_fail = 1;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.push_result, WPQ_OFF);
-    std::vector<uint64_t> drained;
-    bool done = false;
-    for (int cyc = 0; cyc < 40 && !done; cyc++) {
-        in = {};
-        in.drain_ready = cyc >= 10;               // PM busy for longer than PF_WAIT: still waits
-        ASSERT_TRUE(b.step(in, &o));
-        if (o.drain_valid) drained.push_back(o.drain_data);
-        if (o.pf_done_pulse) {
-            done = true;
-            EXPECT_GE(cyc, 10 + 4 - 1 + 3);       // last drain at cyc 13, then PF_WAIT idle cycles
-            EXPECT_EQ(o.discarded, 0);
-            EXPECT_EQ(o.undo_restore, 0);
-            EXPECT_EQ(o.flush_id, 0);             // no boundary arrived: nothing committed
-        }
-    }
-    EXPECT_TRUE(done);
-    EXPECT_EQ(drained, (std::vector<uint64_t>{1, 2, 3, 4}));
-}
-
-TEST(WpqGate, Directed_LoadCamSearch)
-{
-    WpqBench<Vwpq_gate_lightwsp_table1> b(rtlp_lightwsp_table1_cfg());
-    wpq_gate_out o{};
-    ASSERT_TRUE(b.step(push(0, 0x123, 7), &o));   // word 0x123 -> 64 B line 0x24
-    wpq_gate_in in{};
-    in.ld_valid = 1; in.ld_line = 0x24;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.ld_hit, 1);
-    in.ld_line = 0x25;
-    ASSERT_TRUE(b.step(in, &o));
-    EXPECT_EQ(o.ld_hit, 0);
-}
+namespace {
 
 TEST(WpqGate, Random_lightwsp_table1)
 {
@@ -496,6 +297,60 @@ TEST(WpqGate, Random_wpq_small_ungated)
     cosim::announce("wpq_gate/wpq_small_ungated", s, n);
     WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
     b.random(s + 3, n);
+}
+
+// Planted bugs (tb/wpq_gate_planted.c): the random lockstep runs with a planted C core against the
+// correct RTL; each test passes only if the co-simulation reports a C/RTL mismatch, and prints it.
+template <class V>
+void expect_caught(const char *bug, const wpq_gate_cfg &cfg, WpqStepFn planted, uint64_t seed)
+{
+    ::testing::TestPartResultArray failures;
+    {
+        ::testing::ScopedFakeTestPartResultReporter rep(
+            ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+        WpqBench<V> b(cfg, planted);
+        b.random(seed, cosim::cycles());
+    }
+    bool caught = false;
+    for (int k = 0; k < failures.size() && !caught; k++) {
+        const std::string msg = failures.GetTestPartResult(k).message();
+        if (msg.find("cosim mismatch") != std::string::npos) {
+            caught = true;
+            std::printf("planted bug %s caught:\n%s\n", bug, msg.substr(0, msg.find("last inputs")).c_str());
+        }
+    }
+    EXPECT_TRUE(caught) << "planted bug " << bug << " was not caught by the co-simulation";
+}
+
+template <class V>
+void expect_caught_any(const char *bug, const wpq_gate_cfg &cfg, WpqStepFn planted)
+{
+    expect_caught<V>(bug, cfg, planted, cosim::seed());
+}
+
+TEST(WpqPlanted, WindowGatingOffByOne)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("1 (window gating off by one)", rtlp_wpq_small_cfg(), wpq_plant1_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("1 (window gating off by one)", rtlp_lightwsp_table1_cfg(), wpq_plant1_step);
+}
+
+TEST(WpqPlanted, DeadlockIgnoresBoundary)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("2 (deadlock check ignores the boundary bit)", rtlp_wpq_small_cfg(), wpq_plant2_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("2 (deadlock check ignores the boundary bit)", rtlp_lightwsp_table1_cfg(), wpq_plant2_step);
+}
+
+// Only wpq_small: the random traffic on lightwsp_table1 (PF_WAIT 16, 64 entries) does not reach a
+// power failure where a persisted region without entries waits PF_WAIT cycles for its commit.
+TEST(WpqPlanted, PowerFailureSettleDrainableWithoutEntries)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("3 (settle: persisted region drainable with no entry)", rtlp_wpq_small_cfg(), wpq_plant3_step);
+}
+
+TEST(WpqPlanted, ProgressMissesCommits)
+{
+    expect_caught_any<Vwpq_gate_wpq_small>("4 (progress misses commits)", rtlp_wpq_small_cfg(), wpq_plant4_step);
+    expect_caught_any<Vwpq_gate_lightwsp_table1>("4 (progress misses commits)", rtlp_lightwsp_table1_cfg(), wpq_plant4_step);
 }
 
 } // namespace

@@ -1,5 +1,9 @@
-// Unit tests of cores/sbrp_pb.c: the SBRP per-SM persist buffer (ASPLOS'23, section 6).
+// Unit tests of cores/sbrp_pb.c: the SBRP per-SM persist buffer (ASPLOS'23, section 6). The
+// directed cycle-level block scenarios are written once in tb/sbrp_pb_scenarios.h and run here on
+// the C backend (ctest core.SbrpC.*) and in lockstep with the RTL in tb/sbrp_pb_cosim.cpp; this
+// file holds the tests of the transaction API.
 #include <gtest/gtest.h>
+#include "sbrp_pb_scenarios.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,6 +16,10 @@
 
 extern "C" {
 #include "sbrp_pb.h"
+}
+
+namespace sbrp_scen {
+INSTANTIATE_TYPED_TEST_SUITE_P(SbrpC, SbrpBlock, ::testing::Types<dut::SbrpC>);
 }
 
 namespace {
@@ -175,58 +183,6 @@ TEST(SbrpPb, StoresCoalesceUnlessOrderedBySameWarp)
     EXPECT_EQ(st->stores, 4u);
     EXPECT_EQ(st->allocated, 1u);
     EXPECT_EQ(st->coalesced, 3u);
-    EXPECT_EQ(st->stall_order, 1u);
-}
-
-// Section 6.1: (1) pX=a; (2) pY=b; (3) oFence; (4) pX=c by one warp.
-TEST(SbrpPb, Sec61StoreStallExample)
-{
-    const uint32_t X = 1, Y = 2;
-    Pb pb(8, 4, 16, SBRP_EAGER);
-    uint32_t ex = alloc(pb, 0, X);
-    uint32_t ey = alloc(pb, 0, Y);
-    EXPECT_NE(ex, ey);
-    EXPECT_EQ(sbrp_pb_fence(pb, 0, SBRP_OFENCE), SBRP_OK);
-    uint32_t e;
-    EXPECT_EQ(sbrp_pb_store(pb, 0, X, ex, &e), SBRP_STALL_ORDER);   // (4) neither writes nor allocates
-    EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
-    EXPECT_EQ(sbrp_pb_stalled(pb), bit(0));
-    EXPECT_EQ(sbrp_pb_count(pb), 3u);
-
-    uint32_t px = expect_flush(pb, X);   // PB_k leaves; the warp now waits for a drain point
-    EXPECT_EQ(sbrp_pb_actr(pb), 1u);
-    EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
-    // The drain point flipped the phase: pX=a is the whole old phase. Flushes and evictions
-    // continue (no liveness hold); they count in the new phase.
-    EXPECT_NE(sbrp_pb_phase(pb), px);
-    EXPECT_TRUE(sbrp_pb_can_evict(pb, ey));
-    uint32_t py = expect_flush(pb, Y);
-    EXPECT_NE(py, px);
-    EXPECT_EQ(sbrp_pb_edm(pb), bit(0));
-    sbrp_pb_ack(pb, px);                 // pX=a durable: the old phase drained
-    EXPECT_EQ(sbrp_pb_actr(pb), 1u);     // pY=b still in flight
-    EXPECT_EQ(sbrp_pb_edm(pb), 0u);
-    EXPECT_EQ(sbrp_pb_stalled(pb), 0u);
-
-    expect_order(pb);                    // oFence retires: warp 0 has an unacked flush -> FSM
-    EXPECT_EQ(sbrp_pb_fsm(pb), bit(0));
-    EXPECT_TRUE(sbrp_pb_empty(pb));
-    // Retry of (4): the line's pb_index was cleared by the flush, so it allocates.
-    uint32_t ex2 = alloc(pb, 0, X);
-    (void)ex2;
-    expect_idle(pb);                     // pX=c ordered after pY=b (FSM, ACTR == 1)
-    expect_idle(pb);
-    EXPECT_EQ(sbrp_pb_get_stats(pb)->fsm_blocks, 1u);   // one episode, not one per call
-    sbrp_pb_ack(pb, py);                 // pY=b durable
-    EXPECT_EQ(sbrp_pb_fsm(pb), 0u);
-    uint32_t pc = expect_flush(pb, X);
-    sbrp_pb_ack(pb, pc);
-    EXPECT_TRUE(sbrp_pb_empty(pb));
-    EXPECT_EQ(sbrp_pb_actr(pb), 0u);
-    const sbrp_pb_stats *st = sbrp_pb_get_stats(pb);
-    EXPECT_EQ(st->allocated, 3u);
-    EXPECT_EQ(st->flushes, 3u);
-    EXPECT_EQ(st->acks, 3u);
     EXPECT_EQ(st->stall_order, 1u);
 }
 

@@ -45,7 +45,6 @@ public:
         gc.line_words = p.config().line_bytes / 8;
         gc.pf_wait = 1;
         gc.ungated = c.b("wpq_gate.ungated") ? 1 : 0;
-        ungated_ = gc.ungated != 0;
         mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
         if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)
             throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
@@ -100,16 +99,20 @@ public:
 
     // IV-F: power fails at t. The persist paths are volatile: writes and boundaries still waiting to
     // enter are lost. Persisted regions keep draining and committing as the in-flight bdry-/flush-
-    // ACKs arrive (battery power); once nothing has changed for the worst-case ACK latency (a
-    // round trip on the controller link), the entries left, all of unpersisted regions, are
-    // discarded (ungated: the queue drains everything first, nothing is discarded).
+    // ACKs arrive (battery power); the core decides when the sequence ends (wpq_gate_pf_settle):
+    // persim looks once per worst-case ACK latency (a round trip on the controller link), and the
+    // core ends it when its progress counter (wpq_gate_progress: entries drained or written
+    // through, regions committed) has not moved since the last look and no entry can still drain
+    // (wpq_gate_can_drain); then the entries left, all of unpersisted regions, are discarded
+    // (ungated: the queue drains everything first, nothing is discarded). This replaces a mark
+    // drains + commits * 1000003 + flush ID computed here, which stood for the same two counts.
     void power_fail(uint64_t t) override
     {
         wpq_gate_power_fail(g_);
         paths_.clear();
         pf_ = true;
         pump(t);
-        pf_seen_ = progress_mark();
+        pf_seen_ = wpq_gate_progress(g_);
         pf_check_at_ = t + pf_wait_ps();
         port_.wake_at(pf_check_at_);
     }
@@ -119,9 +122,7 @@ public:
         if (pf_done_) return;
         pump(t);                        // a paced drain may go on (drain_ps_)
         if (!pf_ || t < pf_check_at_) return;
-        const uint64_t m = progress_mark();
-        if (m != pf_seen_ || (ungated_ && wpq_gate_count(g_))) {
-            pf_seen_ = m;
+        if (!wpq_gate_pf_settle(g_, &pf_seen_)) {
             pf_check_at_ = t + pf_wait_ps();
             port_.wake_at(pf_check_at_);
             return;
@@ -185,32 +186,22 @@ private:
               while (!path.empty()) {
                 const Item &it = path.front();
                 if (it.boundary) {
-                    // a boundary beyond the region window this controller tracks waits (with its
+                    // the core refuses a boundary beyond its region window: it waits (with its
                     // path) until older regions commit
-                    if (((it.region - wpq_gate_flush_id(g_)) & rid_mask()) >= wpq_gate_config(g_)->regions) break;
-                    if (wpq_gate_boundary(g_, it.region) == 0)
-                        for (uint32_t d = 0; d < port_.peers(); ++d)
-                            if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
+                    if (wpq_gate_boundary(g_, it.region) == WPQ_BDRY_WAIT) break;
+                    for (uint32_t d = 0; d < port_.peers(); ++d)
+                        if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
                 } else {
-                    wpq_result r = wpq_gate_push(g_, it.region, it.word, 0);
-                    if (r == WPQ_FULL && next_drain_ps_ > t) {
-                        drain_wake();                 // a write-through needs the device too: wait for it
-                        break;
-                    }
-                    if (r == WPQ_FULL && wpq_gate_bypass(g_, it.region, it.word, 0)) {
-                        device_write(t, it.word);     // overflow mode: written through
-                        r = WPQ_BYPASS;
-                    } else if (r == WPQ_FULL) {
-                        wpq_gate_check_deadlock(g_);
-                        if (wpq_gate_bypass(g_, it.region, it.word, 0)) {
-                            device_write(t, it.word);
-                            r = WPQ_BYPASS;
-                        }
-                    }
+                    // the core decides (push, overflow write-through, deadlock check); persim only
+                    // says whether the device can take a write now
+                    const bool device_ready = next_drain_ps_ <= t;
+                    wpq_result r = wpq_gate_store(g_, it.region, it.word, 0, device_ready ? 1 : 0);
+                    if (r == WPQ_BYPASS) device_write(t, it.word);       // written through, undo-logged
+                    if (r == WPQ_FULL && !device_ready) drain_wake();    // wait for the device
                     if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
                     if (it.last) {
                         // ungated (ADR-like): durable once in the battery-backed queue
-                        if (ungated_) port_.ack(it.id, t);
+                        if (wpq_gate_ack_on_entry(g_)) port_.ack(it.id, t);
                         else unacked_[it.region & rid_mask()].push_back(it.id);
                         port_.accept(it.id, t);      // the persist path frees its entry (IV-G)
                     }
@@ -273,13 +264,7 @@ private:
     bool pf_ = false, pf_done_ = false, pf_undo_ = false;
     uint64_t pf_seen_ = 0, pf_discarded_ = 0, pf_check_at_ = 0;
     uint64_t drain_ps_ = 0, next_drain_ps_ = 0, drain_wake_ps_ = UINT64_MAX;   // paced drain (device write bandwidth)
-    uint64_t progress_mark() const
-    {
-        const wpq_gate_stats *s = wpq_gate_get_stats(g_);
-        return s->drains + s->commits * 1000003ull + wpq_gate_flush_id(g_);
-    }
     uint64_t pf_wait_ps() const { return 2 * port_.config().link_latency_ps + 1000; }
-    bool ungated_ = false;
     std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
 };
 
