@@ -86,11 +86,6 @@ std::vector<ParamDef> make_schema()
         F("nvm.link_latency_ns", 10.0, "ns", "latency of the link between two memory controllers (boundary / flush ACKs)", 0, 1e6),
         F("nvm.link_bw_gbps", 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
         I("nvm.link_msg_bytes", 8, "B", "size of one controller-to-controller message", 1, 4096),
-        I("wpq_gate.regions", 8, "regions", "wpq_gate front end: region window tracked per controller (power of two)", 1, 64),
-        B("wpq_gate.ungated", false,
-          "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: ADR-like, entries drain as they "
-          "come); the cpu model lightwsp-ungated sets it, a deliberately broken variant for crash checks"),
-        I("wpq_gate.rid_bits", 16, "bits", "wpq_gate front end: region ID width (LightWSP: 2 B flush ID)", 1, 16),
         I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
         I("nvm.banks", 16, "-", "banks per channel", 1, 256),
         I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),

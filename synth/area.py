@@ -208,7 +208,10 @@ def comparison(rows):
                    f"{tags / 8:.0f} B of region tags | Differs: we track boundaries/ACKs of a window of "
                    f"{p['REGIONS']} regions in registers and store a {p['RID_W']}-bit region tag per entry; "
                    f"the paper counts only the flush ID and keeps the tag in unused address bits. "
-                   f"The whole block ({r['gate_equivalents']:.0f} GE) includes the 64 x 8 B WPQ itself. |")
+                   f"The whole block ({r['gate_equivalents']:.0f} GE) includes the 64 x 8 B WPQ itself. "
+                   f"The simulated LightWSP (configs/cpu_lightwsp_table1.json) tracks a window of 64 regions, "
+                   f"not {p['REGIONS']}: both are persim's choices (the paper gives no window), and the test "
+                   f"ConfigTables.PaperConfigsGiveTheirRtlPresets keeps the difference in view. |")
     return out
 
 

@@ -240,19 +240,28 @@ TEST(ConfigTables, PaperConfigsGiveTheirRtlPresets)
 {
     std::ifstream f(std::string(PERSIM_SOURCE_DIR) + "/configs/rtl_presets.json");
     const json presets = json::parse(f).at("presets");
+    // known = the one parameter where they differ today, and why: it must differ (when the preset
+    // or the config is mended, this test says so and the exception goes).
     const struct {
-        const char *config, *block, *preset;
+        const char *config, *block, *preset, *known;
     } pairs[] = {
-        {"cpu_broi_table3.json", "broi_sched", "broi_table2"},
+        {"cpu_broi_table3.json", "broi_sched", "broi_table2", ""},
+        // The region window is persim's in both (the paper gives none): the simulated LightWSP
+        // tracks 64 regions per controller, the synthesized preset 8 (results/area notes it).
+        {"cpu_lightwsp_table1.json", "wpq_gate", "lightwsp_table1", "REGIONS"},
     };
     for (const auto &p : pairs) {
         Out o = sh(std::string("list rtl --config ") + PERSIM_SOURCE_DIR + "/configs/" + p.config);
         ASSERT_EQ(o.code, 0) << o.text;
         const json got = json::parse(o.text).at(p.block);
         const json &want = presets.at(p.preset).at("params");
-        EXPECT_GE(got.size(), 5u) << p.block;
-        for (auto it = got.begin(); it != got.end(); ++it)
-            EXPECT_EQ(it.value(), want.at(it.key())) << p.config << ": " << it.key() << " vs preset " << p.preset;
+        EXPECT_GE(got.size(), 3u) << p.block;
+        for (auto it = got.begin(); it != got.end(); ++it) {
+            if (it.key() == p.known)
+                EXPECT_NE(it.value(), want.at(it.key())) << p.config << ": " << it.key() << " now equals preset " << p.preset;
+            else
+                EXPECT_EQ(it.value(), want.at(it.key())) << p.config << ": " << it.key() << " vs preset " << p.preset;
+        }
     }
     Out o = sh(std::string("list rtl --config ") + PERSIM_SOURCE_DIR + "/configs/cpu_broi_table3.json --set broi.units=4");
     ASSERT_EQ(o.code, 0) << o.text;

@@ -28,7 +28,6 @@ struct CpuModel {
     bool deps;                // PbufPath: inter-thread dependencies tracked (false: broken variant)
     bool dram_cache;          // a DRAM cache in front of PM (memory mode); false: PM is main memory
     bool drop_llc_evictions;  // dirty DRAM-cache (LLC) evictions are dropped, not written to PM (IV-G)
-    bool ungated;             // the controllers' WPQ gate is disabled (broken variant for crash checks)
     // The controllers' front end the model runs with and its typed settings (mem/fe_tuning.h).
     FrontEndTuning front_end;
 };

@@ -7,18 +7,8 @@
 namespace persim {
 using namespace sc_core;
 
-namespace {
-// The ungated variant's switch on a copy of the config.
-Config with_model(const Config &c, const CpuModel &m)
-{
-    Config cc = c;
-    if (m.ungated) cc.set("wpq_gate.ungated", true, std::string("model ") + m.name);
-    return cc;
-}
-}
-
 CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const persim_prog *prog, mem_image *backing)
-    : sc_module(n), cc_(with_model(c, m)), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
+    : sc_module(n), cc_(c), cfg_(CpuCfg::from(cc_)), model_(m), prog_(prog), img_(backing),
       persistence_(m.persistence(CpuPersistEnv{cc_, cfg_, m, backing})), pm_img_(mem_clone(backing), mem_free)
 {
     pm_ = std::make_unique<PmControllers>(cc_, pm_img_.get(), &m.front_end);

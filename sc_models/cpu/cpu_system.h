@@ -57,7 +57,7 @@ private:
     void start_kernel();
     void warm_up();
     void power_fail_method();
-    Config cc_;                      // the configuration with the model's front end
+    Config cc_;                      // the run's configuration (the model's front-end settings are typed: CpuModel::front_end)
     CpuCfg cfg_;
     const CpuModel &model_;
     const persim_prog *prog_;

@@ -17,6 +17,7 @@
 // 8 B / (this controller's share of nvm.write_bw_gbps) after the previous one, so a queue whose
 // device cannot keep up fills and back-pressures the persist paths, as the ADR WPQ does.
 #include "wpq_gate_fe.h"
+#include "fe_tuning.h"
 #include "mem_ctrl.h"
 #include <deque>
 #include <map>
@@ -29,6 +30,29 @@ extern "C" {
 }
 
 namespace persim {
+
+const ConfigTable<wpq_gate_cfg> &wpq_gate_table()
+{
+    using K = wpq_gate_cfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("wpq_gate", "sc_models/mem/wpq_gate_fe.cpp")
+            .num("wpq_gate.regions", PERSIM_FIELD(K, regions), 8, "regions", 1, 64,
+                 "wpq_gate front end: region window tracked per controller (power of two)", "REGIONS")
+            .num("wpq_gate.rid_bits", PERSIM_FIELD(K, rid_bits), 16, "bits", 1, 16,
+                 "wpq_gate front end: region ID width (LightWSP: 2 B flush ID); also the width of the region tags "
+                 "the persist paths put on writes and boundaries (cores/region_seq)", "RID_W")
+            .row([] {
+                     return ParamDef{"wpq_gate.ungated", PType::Bool, false, "-",
+                                     "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: "
+                                     "ADR-like, entries drain as they come); the cpu model lightwsp-ungated runs so, "
+                                     "a deliberately broken variant for crash checks"};
+                 }(),
+                 "wpq_gate_cfg::ungated", "UNGATED",
+                 [](K &k, const Config &c) { k.ungated = c.b("wpq_gate.ungated") ? 1 : 0; });
+    return t;
+}
+PERSIM_CONFIG_TABLE(wpq_gate_table, 500);
+
 namespace {
 
 class WpqGateFe : public WriteQueue {
@@ -38,13 +62,12 @@ public:
         wpq_gate_cfg gc{};
         gc.entries = p.config().wpq_entries;
         gc.mcs = p.peers();
-        gc.regions = (uint32_t)c.i("wpq_gate.regions");
-        gc.rid_bits = (uint32_t)c.i("wpq_gate.rid_bits");
+        wpq_gate_table().fill(c, gc);
         gc.addr_bits = 61;    // word (8 B) addresses of a 64-bit byte address space
         gc.data_bits = 64;
         gc.line_words = p.config().line_bytes / 8;
         gc.pf_wait = 1;
-        gc.ungated = c.b("wpq_gate.ungated") ? 1 : 0;
+        if (p.config().tuning) p.config().tuning->apply(gc);      // the persistency model's settings
         mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
         if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)
             throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "

@@ -25,7 +25,7 @@ void one_queue(broi_sched_cfg &c)
 const CpuModel kCpuBroi{"broi",
                         "BROI: persist buffers with dependency tracking, BLP-aware barrier-epoch scheduling at the "
                         "memory controller (buffered strict persistence)",
-                        make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true, false, FrontEndTuning("broi")};
+                        make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true, FrontEndTuning("broi")};
 PERSIM_REGISTER(CpuModel, "broi", kCpuBroi, 70);
 
 // Baseline Epoch as BROI section III / Figure 3(a) describes the prior work (delegated ordering,
@@ -34,7 +34,7 @@ PERSIM_REGISTER(CpuModel, "broi", kCpuBroi, 70);
 const CpuModel kCpuBroiEpoch{"broi-epoch",
                              "BROI baseline (Figure 3(a)): delegated ordering with buffered epoch persistency, "
                              "every thread's i-th epoch merged into global epoch i, not BLP-aware",
-                             make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true, false,
+                             make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true,
                              FrontEndTuning("broi").on<broi_sched_cfg>(merge_epochs)};
 PERSIM_REGISTER(CpuModel, "broi-epoch", kCpuBroiEpoch, 80);
 
@@ -44,7 +44,7 @@ PERSIM_REGISTER(CpuModel, "broi-epoch", kCpuBroiEpoch, 80);
 const CpuModel kCpuBroiEpoch1q{"broi-epoch-1q",
                                "stricter BROI baseline (persim's): one in-order epoch queue at the controller for "
                                "all threads, any barrier orders everything before it (not BLP-aware)",
-                               make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true, false,
+                               make_pbuf_persistence, 64, RSEQ_LAZY, true, false, true,
                                FrontEndTuning("broi").on<broi_sched_cfg>(one_queue)};
 PERSIM_REGISTER(CpuModel, "broi-epoch-1q", kCpuBroiEpoch1q, 90);
 
@@ -52,7 +52,7 @@ PERSIM_REGISTER(CpuModel, "broi-epoch-1q", kCpuBroiEpoch1q, 90);
 // oldest), so conflicting persists of two threads can reach NVM out of their volatile order.
 const CpuModel kCpuBroiNodeps{"broi-nodeps",
                               "broken BROI variant for persim check/crash: inter-thread dependencies ignored",
-                              make_pbuf_persistence, 64, RSEQ_LAZY, false, false, true, false, FrontEndTuning("broi")};
+                              make_pbuf_persistence, 64, RSEQ_LAZY, false, false, true, FrontEndTuning("broi")};
 PERSIM_REGISTER(CpuModel, "broi-nodeps", kCpuBroiNodeps, 100);
 
 } // namespace persim

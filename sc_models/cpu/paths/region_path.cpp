@@ -14,6 +14,7 @@
 #include "cpu_model.h"
 #include "path_wires.h"
 #include "region_check.h"
+#include "wpq_gate_fe.h"
 extern "C" {
 #include "fe_buf.h"
 #include "region_seq.h"
@@ -61,7 +62,7 @@ class RegionPersistence : public CpuPersistence {
 public:
     explicit RegionPersistence(const CpuPersistEnv &e)
         : cfg_(e.cfg), model_(e.model),
-          seq_((check(e), region_seq_cfg{e.cfg.cores + e.cfg.rdma_channels, (uint32_t)e.cc.i("wpq_gate.rid_bits"),
+          seq_((check(e), region_seq_cfg{e.cfg.cores + e.cfg.rdma_channels, rid_bits(e.cc),
                                         (uint32_t)e.model.policy, e.cfg.sys.pm_base + (1ull << 39)}),
                region_seq_bytes, region_seq_init, "cpu.cores, rdma.channels, wpq_gate.rid_bits: invalid region sequencer")
     {
@@ -109,6 +110,13 @@ public:
     const CpuModel &model_;
 
 private:
+    // The region tags' width: the WPQ gate's region ID (its table's wpq_gate.rid_bits).
+    static uint32_t rid_bits(const Config &c)
+    {
+        wpq_gate_cfg g{};
+        wpq_gate_table().fill(c, g);
+        return g.rid_bits;
+    }
     static void check(const CpuPersistEnv &e)
     {
         if (e.cfg.threads_per_core > 1)
