@@ -391,14 +391,14 @@ RunSpec check_spec(const Args &a, const char *what)
 }
 
 // persim check: requirements (guaranteed by the model? kept by this run?) and conformance.
-int cmd_crash_regions(const Args &a, const char *cmd);
+int cmd_self_check(const Args &a, const char *cmd);
 
 int cmd_check(const Args &a)
 {
     RunSpec s = check_spec(a, "check");
     // systems without an order model check the persist order their models promise (region
     // prefixes, buffered strict persistence) on the run's durable order, as persim crash does
-    if (!system_of(s.cfg).order_model) return cmd_crash_regions(a, "check");
+    if (!system_of(s.cfg).order_model) return cmd_self_check(a, "check");
     Checker chk(s.cfg, s.model, true);
     s.observer = &chk;
     RunResult r = run_simulation(s);
@@ -424,11 +424,11 @@ uint64_t parse_u64(const std::string &opt, const std::string &v)
 }
 
 // persim crash: crash points of one run, each recovered with the workload's recovery and verified.
-// persim crash on a system without an order model (SystemKind::order_model; the cpu system): the
-// system checks every distinct crash image of the run itself (sim.crash_check; the cpu system
-// against a prefix of committed regions or buffered strict persistence) and reports the figures
-// read here.
-int cmd_crash_regions(const Args &a, const char *cmd)
+// persim check / crash on a system without an order model (SystemKind::order_model; the cpu
+// system): the system checks the run's persistent state itself (sim.crash_check; the cpu system:
+// every distinct crash image against a prefix of committed regions, or buffered strict
+// persistence) and its self_check_report says what it found.
+int cmd_self_check(const Args &a, const char *cmd)
 {
     if (a.workload.empty() == a.trace.empty()) die(std::string(cmd) + ": give exactly one of --workload or --trace");
     RunSpec s = spec_of(a);
@@ -438,29 +438,10 @@ int cmd_crash_regions(const Args &a, const char *cmd)
                 s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str(), r.status.c_str(),
                 r.sim_ps / 1e6);
     double bad = 0;
-    if (r.stats.contains("region_check")) {
-        const auto &rc = r.stats["region_check"];
-        auto v = [&](const char *k) { return rc.contains(k) ? rc[k]["value"].get<double>() : 0.0; };
-        std::printf("  crash images checked   %.0f (every distinct durable instant; a power failure there keeps\n"
-                    "                         the durable writes and the persisted prefix of regions, IV-F)\n", v("crash_images"));
-        std::printf("  regions                %.0f on the persist path, %.0f committed\n", v("regions"), v("committed_regions"));
-        std::printf("  violations             %.0f image(s) not equal to the replay of a committed region prefix\n", v("violations"));
-        if (v("violations") > 0)
-            std::printf("  first violation        at %.3f ns: PM word 0x%llx holds a store of an uncommitted region\n",
-                        v("first_violation_ns"), (unsigned long long)v("first_violation_addr"));
-        bad += v("violations");
-    }
-    if (r.stats.contains("bsp_check")) {
-        const auto &bc = r.stats["bsp_check"];
-        auto v = [&](const char *k) { return bc.contains(k) ? bc[k]["value"].get<double>() : 0.0; };
-        std::printf("  durable writes checked %.0f in durable order (every prefix is a crash image)\n", v("durable_writes"));
-        std::printf("  violations             %.0f epoch order, %.0f reordered conflicts (buffered strict persistence)\n",
-                    v("epoch_violations"), v("conflict_violations"));
-        if (v("violations") > 0) std::printf("  first violation        at %.3f ns\n", v("first_violation_ns"));
-        bad += v("violations");
-    }
-    if (!r.stats.contains("region_check") && !r.stats.contains("bsp_check"))
-        std::printf("  model %s makes no crash-consistency promise to check (no regions, no barriers)\n", s.model.c_str());
+    std::string text;
+    if (const auto report = system_of(s.cfg).self_check_report) bad = report(r.stats, s.model, text);
+    else text = "  system.kind " + std::string(system_of(s.cfg).name) + " checks no persist order of its own\n";
+    std::printf("%s", text.c_str());
     std::fflush(stdout);
     if (r.code != EXIT_OK) {
         std::fprintf(stderr, "persim: %s\n", r.message.c_str());
@@ -471,7 +452,7 @@ int cmd_crash_regions(const Args &a, const char *cmd)
 
 int cmd_crash(const Args &a0)
 {
-    if (!system_of(build_config(a0)).order_model) return cmd_crash_regions(a0, "crash");
+    if (!system_of(build_config(a0)).order_model) return cmd_self_check(a0, "crash");
     Args a = a0;
     a.seed.clear();   // --seed picks the crash points here; the input seed is --set sim.seed=N
     if (a.workload.empty()) die("crash: --workload is required (a trace has no recovery procedure)");

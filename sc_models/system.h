@@ -128,6 +128,10 @@ struct SystemKind {
     // The CSV a run appends to beside its run directory when --csv is not given (nullptr:
     // "runs-<name>.csv").
     const char *csv_file = nullptr;
+    // A system without an order model: what its own check of a run (sim.crash_check) found, from
+    // the run's stats.json, as report lines appended to `text`; returns the number of violations
+    // (persim check / crash exit 5 when > 0). nullptr: the system checks nothing.
+    double (*self_check_report)(const nlohmann::json &stats, const std::string &model, std::string &text) = nullptr;
 
     bool has_model(const std::string &m) const;
     std::string model_list() const;    // "a, b, c"
