@@ -693,17 +693,26 @@ void emit_slurm(const Spec &s, const std::vector<Point> &pts, const std::vector<
 
 } // namespace
 
-int sweep_main(int argc, char **argv)
+namespace {
+
+int sweep_die(const std::string &m)
 {
-    std::string spec_path;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    if (jobs < 1) jobs = 1;
+    std::fprintf(stderr, "persim sweep: %s\n", m.c_str());
+    return 1;
+}
+
+// The command line of `persim sweep`.
+struct SweepArgs {
+    std::string spec_path, out_override;
+    long jobs = 1;
     bool force = false, dry = false, slurm = false;
-    std::string out_override;
-    auto die = [](const std::string &m) {
-        std::fprintf(stderr, "persim sweep: %s\n", m.c_str());
-        return 1;
-    };
+};
+
+// Parses argv into *a; returns -1 to go on, else the exit code (help printed, or an error).
+int parse_sweep_args(int argc, char **argv, SweepArgs *a)
+{
+    a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    if (a->jobs < 1) a->jobs = 1;
     auto parse_j = [&](const std::string &v, long &out) {
         char *end = nullptr;
         errno = 0;
@@ -713,75 +722,40 @@ int sweep_main(int argc, char **argv)
         return true;
     };
     for (int i = 2; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
+        std::string o = argv[i];
+        if (o == "-h" || o == "--help") {
             std::fputs(kSweepUsage, stdout);
             return 0;
-        } else if (a == "-j" || a == "--jobs") {
-            if (i + 1 >= argc) return die(a + " needs a value (a positive number of runs at a time)");
+        } else if (o == "-j" || o == "--jobs") {
+            if (i + 1 >= argc) return sweep_die(o + " needs a value (a positive number of runs at a time)");
             std::string v = argv[++i];
-            if (!parse_j(v, jobs)) return die(a + ": expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (a.rfind("-j", 0) == 0 || a.rfind("--jobs=", 0) == 0) {
-            std::string v = a.rfind("-j", 0) == 0 && a.rfind("--", 0) != 0 ? a.substr(2) : a.substr(7);
-            if (!parse_j(v, jobs)) return die("-j: expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (a == "--out" || a == "-o") {
-            if (i + 1 >= argc || !*argv[i + 1]) return die(a + " needs a directory");
-            out_override = argv[++i];
-        } else if (a == "--force") force = true;
-        else if (a == "--dry-run" || a == "-n") dry = true;
-        else if (a == "--emit-slurm") slurm = true;
-        else if (!a.empty() && a[0] == '-') return die("unknown option '" + a + "' (try persim sweep --help)");
-        else if (spec_path.empty()) spec_path = a;
-        else return die("unexpected argument '" + a + "' (one spec per sweep)");
+            if (!parse_j(v, a->jobs)) return sweep_die(o + ": expected a positive integer (1 to 4096), got '" + v + "'");
+        } else if (o.rfind("-j", 0) == 0 || o.rfind("--jobs=", 0) == 0) {
+            std::string v = o.rfind("-j", 0) == 0 && o.rfind("--", 0) != 0 ? o.substr(2) : o.substr(7);
+            if (!parse_j(v, a->jobs)) return sweep_die("-j: expected a positive integer (1 to 4096), got '" + v + "'");
+        } else if (o == "--out" || o == "-o") {
+            if (i + 1 >= argc || !*argv[i + 1]) return sweep_die(o + " needs a directory");
+            a->out_override = argv[++i];
+        } else if (o == "--force") a->force = true;
+        else if (o == "--dry-run" || o == "-n") a->dry = true;
+        else if (o == "--emit-slurm") a->slurm = true;
+        else if (!o.empty() && o[0] == '-') return sweep_die("unknown option '" + o + "' (try persim sweep --help)");
+        else if (a->spec_path.empty()) a->spec_path = o;
+        else return sweep_die("unexpected argument '" + o + "' (one spec per sweep)");
     }
-    if (spec_path.empty()) {
+    if (a->spec_path.empty()) {
         std::fputs(kSweepUsage, stderr);
         return 1;
     }
+    return -1;
+}
 
-    Spec s;
-    std::vector<Point> pts;
-    const std::string exe = self_exe(argv[0]);
-    try {
-        s = parse_spec(spec_path);
-        if (!out_override.empty()) s.out = out_override;
-        pts = expand(s, exe);
-        if (s.command != "run") {
-            // Another subcommand must exist in this build and accept the run options.
-            std::string probe = shell_quote(exe) + " " + shell_quote(s.command) + " --help >/dev/null 2>&1";
-            if (std::system(probe.c_str()) != 0)
-                bad(s, "'command': `persim " + s.command + "` is not available in this persim build");
-        }
-    } catch (const ConfigError &e) {
-        return die(e.what());
-    }
-
-    std::vector<size_t> todo;
-    size_t skipped = 0;
-    for (size_t i = 0; i < pts.size(); ++i) {
-        if (!force && point_done(pts[i], exe)) ++skipped;
-        else todo.push_back(i);
-    }
-    if (dry) {
-        for (size_t i : todo) std::printf("%s\n", join_cmd(pts[i].argv).c_str());
-        std::fprintf(stderr, "persim sweep: %zu points, %zu to run, %zu done already\n", pts.size(), todo.size(), skipped);
-        return 0;
-    }
-    if (slurm) {
-        try {
-            emit_slurm(s, pts, todo, spec_path);
-        } catch (const ConfigError &e) {
-            return die(e.what());
-        }
-        return 0;
-    }
-
-    std::error_code ec;
-    fs::create_directories(fs::path(s.out) / "runs", ec);
-    if (ec) return die(s.out + ": cannot create output directory: " + ec.message());
+// Runs points `todo` of pts, `jobs` at a time, with a progress line; returns the number that failed,
+// or -1 (and prints why) if waiting for a child failed.
+long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t skipped, long jobs,
+                double *seconds)
+{
     const bool tty = isatty(2);
-    std::fprintf(stderr, "persim sweep %s: %zu points (%zu done already, %zu to run), %ld at a time, results in %s\n",
-                 s.name.c_str(), pts.size(), skipped, todo.size(), jobs, s.out.c_str());
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     size_t next = 0, finished = 0, failed = 0;
@@ -825,7 +799,8 @@ int sweep_main(int argc, char **argv)
         pid_t pid = waitpid(-1, &st, 0);
         if (pid < 0) {
             if (errno == EINTR) continue;
-            return die(std::string("waitpid: ") + std::strerror(errno));
+            sweep_die(std::string("waitpid: ") + std::strerror(errno));
+            return -1;
         }
         auto it = running.find(pid);
         if (it == running.end()) continue;
@@ -842,14 +817,70 @@ int sweep_main(int argc, char **argv)
         progress(false);
     }
     progress(true);
+    *seconds = elapsed();
+    return (long)failed;
+}
+
+} // namespace
+
+int sweep_main(int argc, char **argv)
+{
+    SweepArgs a;
+    const int rc = parse_sweep_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    Spec s;
+    std::vector<Point> pts;
+    const std::string exe = self_exe(argv[0]);
+    try {
+        s = parse_spec(a.spec_path);
+        if (!a.out_override.empty()) s.out = a.out_override;
+        pts = expand(s, exe);
+        if (s.command != "run") {
+            // Another subcommand must exist in this build and accept the run options.
+            std::string probe = shell_quote(exe) + " " + shell_quote(s.command) + " --help >/dev/null 2>&1";
+            if (std::system(probe.c_str()) != 0)
+                bad(s, "'command': `persim " + s.command + "` is not available in this persim build");
+        }
+    } catch (const ConfigError &e) {
+        return sweep_die(e.what());
+    }
+
+    std::vector<size_t> todo;
+    size_t skipped = 0;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        if (!a.force && point_done(pts[i], exe)) ++skipped;
+        else todo.push_back(i);
+    }
+    if (a.dry) {
+        for (size_t i : todo) std::printf("%s\n", join_cmd(pts[i].argv).c_str());
+        std::fprintf(stderr, "persim sweep: %zu points, %zu to run, %zu done already\n", pts.size(), todo.size(), skipped);
+        return 0;
+    }
+    if (a.slurm) {
+        try {
+            emit_slurm(s, pts, todo, a.spec_path);
+        } catch (const ConfigError &e) {
+            return sweep_die(e.what());
+        }
+        return 0;
+    }
+
+    std::error_code ec;
+    fs::create_directories(fs::path(s.out) / "runs", ec);
+    if (ec) return sweep_die(s.out + ": cannot create output directory: " + ec.message());
+    std::fprintf(stderr, "persim sweep %s: %zu points (%zu done already, %zu to run), %ld at a time, results in %s\n",
+                 s.name.c_str(), pts.size(), skipped, todo.size(), a.jobs, s.out.c_str());
+    double seconds = 0;
+    const long failed = run_points(pts, todo, skipped, a.jobs, &seconds);
+    if (failed < 0) return 1;
     std::string csv = (fs::path(s.out) / "sweep.csv").string();
     try {
         write_csv(s, pts, csv);
     } catch (const std::exception &e) {
-        return die(e.what());
+        return sweep_die(e.what());
     }
-    std::fprintf(stderr, "persim sweep %s: %zu points: %zu run, %zu skipped, %zu failed in %.1f s; wrote %s\n",
-                 s.name.c_str(), pts.size(), todo.size(), skipped, failed, elapsed(), csv.c_str());
+    std::fprintf(stderr, "persim sweep %s: %zu points: %zu run, %zu skipped, %ld failed in %.1f s; wrote %s\n",
+                 s.name.c_str(), pts.size(), todo.size(), skipped, failed, seconds, csv.c_str());
     return failed ? EXIT_POINTS_FAILED : 0;
 }
 

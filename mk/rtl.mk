@@ -24,7 +24,7 @@ cosim: build
 coverage:
 	@./scripts/install-deps.sh
 	cmake -S . -B $(COV_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERSIM_RTL_COVERAGE=ON
-	cmake --build $(COV_BUILD) -j $(RTL_JOBS) --target sbrp_pb_cosim broi_sched_cosim wpq_gate_cosim nvw_fifo_cosim
+	cmake --build $(COV_BUILD) -j $(RTL_JOBS) --target $(addsuffix _cosim,$(shell $(PYTHON) synth/rtl_presets.py blocks))
 	rm -rf $(COV_BUILD)/coverage && mkdir -p $(COV_BUILD)/coverage
 	PERSIM_COVERAGE_DIR=$(abspath $(COV_BUILD))/coverage \
 	  ctest --test-dir $(COV_BUILD) --output-on-failure -j $(RTL_JOBS) -R cosim

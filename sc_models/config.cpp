@@ -10,15 +10,15 @@ using nlohmann::json;
 
 namespace {
 ParamDef I(const char *k, int64_t d, const char *u, const char *desc, double lo, double hi)
-{ ParamDef p{k, PType::Int, d, u, desc}; p.min = lo; p.max = hi; return p; }
+{ return config_def(k, PType::Int, d, u, desc, lo, hi); }
 ParamDef F(const char *k, double d, const char *u, const char *desc, double lo, double hi)
-{ ParamDef p{k, PType::Float, d, u, desc}; p.min = lo; p.max = hi; return p; }
+{ return config_def(k, PType::Float, d, u, desc, lo, hi); }
 ParamDef B(const char *k, bool d, const char *desc)
-{ return ParamDef{k, PType::Bool, d, "-", desc}; }
+{ return config_def(k, PType::Bool, d, "-", desc); }
 ParamDef S(const char *k, const char *d, const char *desc)
-{ return ParamDef{k, PType::String, d, "-", desc}; }
+{ return config_def(k, PType::String, d, "-", desc); }
 ParamDef E(const char *k, const char *d, std::vector<std::string> c, const char *desc)
-{ ParamDef p{k, PType::Enum, d, "-", desc}; p.choices = std::move(c); return p; }
+{ return config_def(k, PType::Enum, d, "-", desc, -1e300, 1e300, std::move(c)); }
 
 std::vector<ParamDef> make_schema()
 {

@@ -38,6 +38,22 @@ struct ConfigRow {
     std::string rtl_param;    // "ENTRIES", or "" when the key has no RTL parameter
 };
 
+// A schema entry (config.h ParamDef) from its parts.
+inline ParamDef config_def(const char *key, PType type, nlohmann::json def, const char *unit, const char *desc,
+                           double lo = -1e300, double hi = 1e300, std::vector<std::string> choices = {})
+{
+    ParamDef p;
+    p.key = key;
+    p.type = type;
+    p.def = std::move(def);
+    p.unit = unit;
+    p.desc = desc;
+    p.min = lo;
+    p.max = hi;
+    p.choices = std::move(choices);
+    return p;
+}
+
 class ConfigTableBase {
 public:
     ConfigTableBase(std::string block, std::string file) : block_(std::move(block)), file_(std::move(file)) {}
@@ -73,9 +89,7 @@ public:
                       const char *desc, const char *rtl = "") &&
     {
         static_assert(std::is_integral<T>::value, "num(): an integral field");
-        ParamDef p{key, PType::Int, def, unit, desc};
-        p.min = lo;
-        p.max = hi;
+        const ParamDef p = config_def(key, PType::Int, def, unit, desc, lo, hi);
         const std::string k = key;
         return std::move(*this).row(p, fname, rtl, [k, field](S &s, const Config &c) { s.*field = (T)c.i(k); });
     }
@@ -83,18 +97,14 @@ public:
     ConfigTable &&real(const char *key, double S::*field, const char *fname, double def, const char *unit, double lo, double hi,
                        const char *desc) &&
     {
-        ParamDef p{key, PType::Float, def, unit, desc};
-        p.min = lo;
-        p.max = hi;
+        const ParamDef p = config_def(key, PType::Float, def, unit, desc, lo, hi);
         const std::string k = key;
         return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) { s.*field = c.f(k); });
     }
     // A time in ns into a picosecond field.
     ConfigTable &&ns(const char *key, uint64_t S::*field, const char *fname, double def, double lo, double hi, const char *desc) &&
     {
-        ParamDef p{key, PType::Float, def, "ns", desc};
-        p.min = lo;
-        p.max = hi;
+        const ParamDef p = config_def(key, PType::Float, def, "ns", desc, lo, hi);
         const std::string k = key;
         return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) {
             s.*field = (uint64_t)std::llround(c.f(k) * 1000.0);
@@ -102,15 +112,14 @@ public:
     }
     ConfigTable &&flag(const char *key, bool S::*field, const char *fname, bool def, const char *desc, const char *rtl = "") &&
     {
-        ParamDef p{key, PType::Bool, def, "-", desc};
+        const ParamDef p = config_def(key, PType::Bool, def, "-", desc);
         const std::string k = key;
         return std::move(*this).row(p, fname, rtl, [k, field](S &s, const Config &c) { s.*field = c.b(k); });
     }
     ConfigTable &&choice(const char *key, std::string S::*field, const char *fname, const char *def, std::vector<std::string> choices,
                          const char *desc) &&
     {
-        ParamDef p{key, PType::Enum, def, "-", desc};
-        p.choices = std::move(choices);
+        const ParamDef p = config_def(key, PType::Enum, def, "-", desc, -1e300, 1e300, std::move(choices));
         const std::string k = key;
         return std::move(*this).row(p, fname, "", [k, field](S &s, const Config &c) { s.*field = c.s(k); });
     }

@@ -8,6 +8,7 @@ consumer needs, so the block that is tested is the block that is measured:
   chparam PRESET      Yosys 'chparam' command for the block's top module
   block PRESET        the block (module) name
   list cosim|synth [BLOCK]   presets of that use, one per line as 'block preset'
+  blocks              the blocks with co-simulation presets, one per line
   smoke               the preset of the ctest synthesis smoke test
 """
 import json
@@ -16,31 +17,17 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JSON = os.path.join(HERE, "..", "configs", "rtl_presets.json")
+CFIELDS = {}   # block -> (C struct, {Verilog parameter: C field}), from the file's "blocks"
 
 # Verilog parameter -> C config field, per block (C structs in cores/<block>.h)
-CFIELDS = {
-    "sbrp_pb": ("sbrp_pb_cfg", {"ENTRIES": "entries", "WARPS": "warps", "LINES": "lines",
-                                "POLICY": "policy", "WINDOW": "window"}),
-    "broi_sched": ("broi_sched_cfg", {"LOCAL": "local_entries", "REMOTE": "remote_entries",
-                                      "UNITS": "units", "BANKS": "banks", "LBARS": "local_barriers",
-                                      "RBARS": "remote_barriers", "SIGMA": "sigma",
-                                      "STARVE": "starve", "TAG_W": "tag_bits",
-                                      "SERIAL": "serial", "MERGE": "epoch_merge",
-                                      "ORDER": "order", "LINES": "lines", "LINE_W": "line_bits",
-                                      "TIME_W": "time_bits"}),
-    "wpq_gate": ("wpq_gate_cfg", {"ENTRIES": "entries", "MCS": "mcs", "REGIONS": "regions",
-                                  "RID_W": "rid_bits", "ADDR_W": "addr_bits", "DATA_W": "data_bits",
-                                  "LINE_WORDS": "line_words", "PF_WAIT": "pf_wait",
-                                  "UNGATED": "ungated"}),
-    "nvw_fifo": ("nvw_fifo_cfg", {"ENTRIES": "entries", "PAYLOAD_W": "payload_bits",
-                                  "ACK_MODE": "ack_mode", "MAX_OUT": "max_outstanding",
-                                  "MAX_MARKERS": "max_markers"}),
-}
 
 
 def load():
     with open(JSON) as f:
         d = json.load(f)
+    # Verilog parameter -> C config field, per block (C structs in cores/<block>.h)
+    CFIELDS.clear()
+    CFIELDS.update({b: (v["c_struct"], v["fields"]) for b, v in d["blocks"].items()})
     for name, p in d["presets"].items():
         blk = p["block"]
         if blk not in CFIELDS:
@@ -102,6 +89,11 @@ def main(argv):
                 continue
             for n in names:
                 print(blk, n)
+    elif cmd == "blocks":
+        # the blocks with co-simulation presets, one per line (tb/CMakeLists.txt, mk/rtl.mk)
+        for blk in d["blocks"]:
+            if d["cosim"].get(blk):
+                print(blk)
     elif cmd == "smoke":
         print(d["smoke"], end="")
     else:

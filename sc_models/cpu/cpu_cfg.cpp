@@ -14,15 +14,6 @@ VictimPolicy victim_policy(const std::string &n)
                                                                                              : VictimPolicy::NONE;
 }
 
-ParamDef key(const char *k, PType t, nlohmann::json def, const char *unit, const char *desc, double lo = -1e300,
-             double hi = 1e300, std::vector<std::string> choices = {})
-{
-    ParamDef p{k, t, std::move(def), unit, desc};
-    p.min = lo;
-    p.max = hi;
-    p.choices = std::move(choices);
-    return p;
-}
 
 } // namespace
 
@@ -35,7 +26,7 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
         ConfigTable<CpuCfg>("cpu", "sc_models/cpu/cpu_cfg.cpp")
             .num("cpu.cores", PERSIM_FIELD(K, cores), 8, "cores",
                  1, 256, "cpu system: cores, one hardware thread each (one op stream per thread)")
-            .row(key("cpu.clock_ghz", PType::Float, 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),
+            .row(config_def("cpu.clock_ghz", PType::Float, 2.0, "GHz", "cpu system: core clock (LightWSP Table I: 2 GHz)", 0.001, 100),
                  "CpuCfg::period_ps", "", [](K &k, const Config &c) {
                      k.period_ps = (uint64_t)std::llround(1000.0 / c.f("cpu.clock_ghz"));
                      if (k.period_ps == 0) k.period_ps = 1;
@@ -52,16 +43,16 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                  "cpu system: store buffer entries per core (Table I: SQ 56)")
             .ns("cpu.spin_ns", PERSIM_FIELD(K, spin_ps), 20.0, 0, 1e6,
                 "cpu system: a core waiting on a lock re-reads it this long after it is written")
-            .row(key("cpu.l1_busy_cycles", PType::Int, 1, "cycles", "cpu system: cycles one access occupies the L1 port", 0, 1000),
+            .row(config_def("cpu.l1_busy_cycles", PType::Int, 1, "cycles", "cpu system: cycles one access occupies the L1 port", 0, 1000),
                  "CpuCfg::l1_busy_ps", "",
                  [](K &k, const Config &c) { k.l1_busy_ps = (uint64_t)c.i("cpu.l1_busy_cycles") * k.period_ps; })
-            .row(key("cpu.l2_busy_cycles", PType::Int, 2, "cycles", "cpu system: cycles one access occupies the shared L2", 0, 1000),
+            .row(config_def("cpu.l2_busy_cycles", PType::Int, 2, "cycles", "cpu system: cycles one access occupies the shared L2", 0, 1000),
                  "CpuCfg::l2_busy_ps", "",
                  [](K &k, const Config &c) { k.l2_busy_ps = (uint64_t)c.i("cpu.l2_busy_cycles") * k.period_ps; })
             .flag("cpu.dram_cache", PERSIM_FIELD(K, use_dram_cache), true,
                   "cpu system: a direct-mapped DRAM cache in front of PM (Optane memory mode, LightWSP Table I); the "
                   "psp model runs without it whatever this says")
-            .row(key("cpu.dram_cache_mb", PType::Int, 4096, "MiB", "cpu system: DRAM cache capacity (tag-only model; Table I: 4 GB)",
+            .row(config_def("cpu.dram_cache_mb", PType::Int, 4096, "MiB", "cpu system: DRAM cache capacity (tag-only model; Table I: 4 GB)",
                      1, 1 << 20),
                  "CpuCfg::dram_cache", "", [](K &k, const Config &c) {
                      k.dram_cache = cache_cfg{(uint64_t)c.i("cpu.dram_cache_mb") << 20, k.sys.line_bytes, 1, 1};
@@ -82,7 +73,7 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                   "barrier epoch when it brings no dependency (BROI IV-E: 72 B entries hold a 64 B block; "
                   "cores/persist_buf.h); false: one entry per store. With BROI, persist_path.fe_entries is the persist "
                   "buffer's size (IV-E: 8)")
-            .row(key("persist_path.victim_policy", PType::Enum, "full", "-",
+            .row(config_def("persist_path.victim_policy", PType::Enum, "full", "-",
                      "cpu system: L1 victim choice on a front-end buffer conflict (LightWSP IV-G, Figure 13): full scans "
                      "every way, half the older half, zero waits for the entry; none does not snoop (stale-load variant, "
                      "Figure 14)", -1e300, 1e300, {"full", "half", "zero", "none"}),
@@ -90,7 +81,7 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                      k.victim_policy_name = c.s("persist_path.victim_policy");
                      k.victim_policy = victim_policy(k.victim_policy_name);
                  })
-            .row(key("regions.store_threshold", PType::Int, 0, "stores",
+            .row(config_def("regions.store_threshold", PType::Int, 0, "stores",
                      "cpu system: stores per region at most, checkpoint and PC stores included (0 = half of "
                      "nvm.wpq_entries, LightWSP III-C / IV-A)", 0, 1 << 20),
                  "CpuCfg::regions.threshold", "", [](K &k, const Config &c) {
@@ -102,12 +93,12 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                                            "nvm.wpq_entries / 2)");
                      k.regions.threshold = th;
                  })
-            .row(key("regions.max_live_outs", PType::Int, 8, "stores",
+            .row(config_def("regions.max_live_outs", PType::Int, 8, "stores",
                      "cpu system: live-out checkpoint stores per region boundary at most (estimate, docs/models/lightwsp.md)",
                      0, 64),
                  "CpuCfg::regions.max_live_outs", "",
                  [](K &k, const Config &c) { k.regions.max_live_outs = (uint32_t)c.i("regions.max_live_outs"); })
-            .row(key("regions.instr_per_live_out", PType::Int, 16, "instructions",
+            .row(config_def("regions.instr_per_live_out", PType::Int, 16, "instructions",
                      "cpu system: instructions per live-out register a region produces (checkpoint estimate, "
                      "docs/models/lightwsp.md)", 1, 1 << 20),
                  "CpuCfg::regions.instr_per_live_out", "",
@@ -119,7 +110,7 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                 "cpu system: one-way network latency client NIC -> this machine's NIC (half an RDMA round trip)")
             .real("rdma.bw_gbps", PERSIM_FIELD(K, rdma_gbps), 5.0, "GB/s", 0.001, 1e6,
                   "cpu system: network bandwidth per RDMA channel (40 Gb/s)")
-            .row(key("rdma.mode", PType::Enum, "bsp", "-",
+            .row(config_def("rdma.mode", PType::Enum, "bsp", "-",
                      "cpu system: remote persistence (BROI V): sync waits for the persist ACK of every rdma_pwrite (one "
                      "round trip per epoch); bsp sends epochs asynchronously and checks once, at the end",
                      -1e300, 1e300, {"sync", "bsp"}),

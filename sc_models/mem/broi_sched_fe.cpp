@@ -85,13 +85,10 @@ const ConfigTable<broi_sched_cfg> &broi_sched_table()
                  "broi front end: 0 = the parallel scheduler (eq. 2 for every entry each cycle, the paper's); K >= 1 = "
                  "persim's serial variant (cores/broi_sched.h, rtl/broi_sched.v SERIAL): K entries evaluated per cycle, "
                  "one decision every ceil(entries / K) cycles (results/area/broi_design_space.md)", "SERIAL")
-            .row([] {
-                     ParamDef p{"broi.epoch_merge", PType::Bool, false, "-",
-                                "broi front end: merge every local entry's i-th barrier set into global epoch i, no "
-                                "BLP-aware choice (cores/broi_sched.h epoch_merge: the Epoch baseline of BROI section "
-                                "III, Figure 3(a); set by the cpu model broi-epoch; false = BROI's per-thread sets)"};
-                     return p;
-                 }(),
+            .row(config_def("broi.epoch_merge", PType::Bool, false, "-",
+                            "broi front end: merge every local entry's i-th barrier set into global epoch i, no "
+                            "BLP-aware choice (cores/broi_sched.h epoch_merge: the Epoch baseline of BROI section "
+                            "III, Figure 3(a); set by the cpu model broi-epoch; false = BROI's per-thread sets)"),
                  "broi_sched_cfg::epoch_merge", "MERGE",
                  [](K &k, const Config &c) { k.epoch_merge = c.b("broi.epoch_merge") ? 1 : 0; });
     return t;
@@ -103,14 +100,9 @@ const ConfigTable<BroiFeCfg> &broi_fe_table()
     using K = BroiFeCfg;
     static const ConfigTable<K> t =
         ConfigTable<K>("broi front end", "sc_models/mem/broi_sched_fe.cpp")
-            .row([] {
-                     ParamDef p{"broi.clock_ghz", PType::Float, 2.5, "GHz",
-                                "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 "
-                                "GHz; IV-E: the scheduling logic takes about 0.4 ns = one such cycle)"};
-                     p.min = 0.001;
-                     p.max = 100;
-                     return p;
-                 }(),
+            .row(config_def("broi.clock_ghz", PType::Float, 2.5, "GHz",
+                            "broi front end: BROI controller clock, one schedule step per cycle (Table III: 2.5 "
+                            "GHz; IV-E: the scheduling logic takes about 0.4 ns = one such cycle)", 0.001, 100),
                  "BroiFeCfg::period_ps", "",
                  [](K &k, const Config &c) {
                      k.period_ps = std::max<uint64_t>(1, (uint64_t)std::llround(1000.0 / c.f("broi.clock_ghz")));

@@ -41,12 +41,10 @@ const ConfigTable<wpq_gate_cfg> &wpq_gate_table()
             .num("wpq_gate.rid_bits", PERSIM_FIELD(K, rid_bits), 16, "bits", 1, 16,
                  "wpq_gate front end: region ID width (LightWSP: 2 B flush ID); also the width of the region tags "
                  "the persist paths put on writes and boundaries (cores/region_seq)", "RID_W")
-            .row([] {
-                     return ParamDef{"wpq_gate.ungated", PType::Bool, false, "-",
-                                     "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: "
-                                     "ADR-like, entries drain as they come); the cpu model lightwsp-ungated runs so, "
-                                     "a deliberately broken variant for crash checks"};
-                 }(),
+            .row(config_def("wpq_gate.ungated", PType::Bool, false, "-",
+                            "wpq_gate front end: disable the region gate (cores/wpq_gate.h ungated mode: ADR-like, "
+                            "entries drain as they come); the cpu model lightwsp-ungated runs so, a deliberately "
+                            "broken variant for crash checks"),
                  "wpq_gate_cfg::ungated", "UNGATED",
                  [](K &k, const Config &c) { k.ungated = c.b("wpq_gate.ungated") ? 1 : 0; });
     return t;
