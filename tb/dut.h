@@ -15,6 +15,8 @@
 // both backends run the same parameters). A block supplies a traits struct:
 //   using In, Out, Core, Cfg;  static size_t bytes(const Cfg *);  static int init(void *, const Cfg *);
 //   static void step(Core *, const In *, Out *);
+// PERSIM_DUT_TRAITS(Name, block) builds it from a core's names: <block>_in, <block>_out, <block>,
+// <block>_cfg, <block>_bytes, <block>_init, <block>_step.
 // This header has no Verilator dependency.
 #pragma once
 #include <gtest/gtest.h>
@@ -23,6 +25,18 @@
 #include <vector>
 
 namespace dut {
+
+// The traits struct `Name` of the core `block` (cores/<block>.h, every name derived from `block`).
+#define PERSIM_DUT_TRAITS(Name, block)                                                           \
+    struct Name {                                                                                \
+        using In = block##_in;                                                                   \
+        using Out = block##_out;                                                                 \
+        using Core = block;                                                                      \
+        using Cfg = block##_cfg;                                                                 \
+        static size_t bytes(const Cfg *c) { return block##_bytes(c); }                           \
+        static int init(void *m, const Cfg *c) { return block##_init(m, c); }                    \
+        static void step(Core *x, const In *in, Out *out) { block##_step(x, in, out); }          \
+    }
 
 template <class Traits>
 class Dut {

@@ -9,15 +9,7 @@ extern "C" {
 
 namespace dut {
 
-struct SbrpTraits {
-    using In = sbrp_pb_in;
-    using Out = sbrp_pb_out;
-    using Core = sbrp_pb;
-    using Cfg = sbrp_pb_cfg;
-    static size_t bytes(const Cfg *c) { return sbrp_pb_bytes(c); }
-    static int init(void *m, const Cfg *c) { return sbrp_pb_init(m, c); }
-    static void step(Core *p, const In *in, Out *out) { sbrp_pb_step(p, in, out); }
-};
+PERSIM_DUT_TRAITS(SbrpTraits, sbrp_pb);
 using SbrpDut = Dut<SbrpTraits>;
 
 // The presets of configs/rtl_presets.json the block tests run on ("cosim" list of sbrp_pb).

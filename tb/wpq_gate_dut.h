@@ -9,15 +9,7 @@ extern "C" {
 
 namespace dut {
 
-struct WpqTraits {
-    using In = wpq_gate_in;
-    using Out = wpq_gate_out;
-    using Core = wpq_gate;
-    using Cfg = wpq_gate_cfg;
-    static size_t bytes(const Cfg *c) { return wpq_gate_bytes(c); }
-    static int init(void *m, const Cfg *c) { return wpq_gate_init(m, c); }
-    static void step(Core *g, const In *in, Out *out) { wpq_gate_step(g, in, out); }
-};
+PERSIM_DUT_TRAITS(WpqTraits, wpq_gate);
 using WpqDut = Dut<WpqTraits>;
 
 // The presets of configs/rtl_presets.json the block tests run on ("cosim" list of wpq_gate).
