@@ -133,17 +133,12 @@ private:
 };
 
 // RTL lockstep backend of the typed block tests: an NvwBench of the preset's Verilated model.
+#define NVW_RTL_(name, preset) \
+    case dut::NvwPreset::name: return std::make_unique<NvwBench<Vnvw_fifo_##preset>>(dut::nvw_preset_cfg(p));
 struct NvwRtl {
     static std::unique_ptr<dut::NvwDut> make(dut::NvwPreset p)
     {
-        const nvw_fifo_cfg c = dut::nvw_preset_cfg(p);
-        switch (p) {
-        case dut::NvwPreset::l1: return std::make_unique<NvwBench<Vnvw_fifo_nvw_l1>>(c);
-        case dut::NvwPreset::l2: return std::make_unique<NvwBench<Vnvw_fifo_nvw_l2>>(c);
-        case dut::NvwPreset::small: return std::make_unique<NvwBench<Vnvw_fifo_nvw_small>>(c);
-        case dut::NvwPreset::l2_pipelined: return std::make_unique<NvwBench<Vnvw_fifo_nvw_l2_pipelined>>(c);
-        case dut::NvwPreset::small_pipelined: return std::make_unique<NvwBench<Vnvw_fifo_nvw_small_pipelined>>(c);
-        }
+        switch (p) { NVW_PRESETS(NVW_RTL_) }
         return nullptr;
     }
 };

@@ -13,23 +13,11 @@ PERSIM_DUT_TRAITS(NvwTraits, nvw_fifo);
 using NvwDut = Dut<NvwTraits>;
 
 // The presets of configs/rtl_presets.json the block tests run on ("cosim" list of nvw_fifo).
-enum class NvwPreset { l1, l2, small, l2_pipelined, small_pipelined };
-
-inline nvw_fifo_cfg nvw_preset_cfg(NvwPreset p)
-{
-    switch (p) {
-    case NvwPreset::l1: return rtlp_nvw_l1_cfg();
-    case NvwPreset::l2: return rtlp_nvw_l2_cfg();
-    case NvwPreset::small: return rtlp_nvw_small_cfg();
-    case NvwPreset::l2_pipelined: return rtlp_nvw_l2_pipelined_cfg();
-    case NvwPreset::small_pipelined: return rtlp_nvw_small_pipelined_cfg();
-    }
-    return rtlp_nvw_l1_cfg();
-}
+#define NVW_PRESETS(X) X(l1, nvw_l1) X(l2, nvw_l2) X(small, nvw_small) \
+    X(l2_pipelined, nvw_l2_pipelined) X(small_pipelined, nvw_small_pipelined)
+PERSIM_DUT_PRESETS(NvwPreset, nvw_preset_cfg, nvw_fifo_cfg, NVW_PRESETS)
 
 // C backend of the typed nvw_fifo block tests.
-struct NvwC {
-    static std::unique_ptr<NvwDut> make(NvwPreset p) { return std::make_unique<CoreDut<NvwTraits>>(nvw_preset_cfg(p)); }
-};
+struct NvwC : CBackend<NvwTraits, NvwPreset, nvw_preset_cfg> {};
 
 } // namespace dut
