@@ -1,7 +1,9 @@
 // The broi_sched lockstep bench: a Verilated rtl/broi_sched.v (model class V) and the C core
 // (cores/broi_sched.c, broi_sched_step) get the same inputs each cycle, every output is compared.
-// Used by tb/broi_sched_cosim.cpp (every preset) and tb/broi_sched_plant.cpp (planted core bugs).
+// Used by tb/broi_sched_cosim.cpp (every preset; the RTL backend of the block tests written once,
+// tb/dut.h) and tb/broi_sched_plant.cpp (planted core bugs).
 #pragma once
+#include "broi_sched_dut.h"
 #include "cosim_common.h"
 #include <type_traits>
 
@@ -38,7 +40,7 @@ void setbits(P &port, unsigned lo, unsigned w, uint64_t v)
 }
 
 template <class V>
-class BroiBench {
+class BroiBench : public dut::BroiDut {
 public:
     explicit BroiBench(const broi_sched_cfg &cfg) : cfg_(cfg), chk_("broi_sched")
     {
@@ -54,7 +56,14 @@ public:
         static_assert(sizeof(dut_->issue_entry) <= 8 && sizeof(dut_->issue_tag) <= 8,
                       "testbench reads issue vectors as one word");
     }
-    bool step(broi_sched_in in, broi_sched_out *co = nullptr)
+    // dut::BroiDut: one edge of both models, outputs compared; *out = the C core's outputs.
+    bool step(const broi_sched_in &in, broi_sched_out *out) override { return step_in(in, out); }
+    broi_sched *core() override { return s_; }
+    const broi_sched_cfg &cfg() const override { return cfg_; }
+    bool rtl() const override { return true; }
+
+    // One cycle on both models (inputs cut to the port widths); returns false after a mismatch.
+    bool step_in(broi_sched_in in, broi_sched_out *co = nullptr)
     {
         in.in_entry &= (uint8_t)((1u << ew_) - 1);          // port widths
         in.in_bank &= (uint8_t)((1u << bw_) - 1);
@@ -120,21 +129,6 @@ public:
         }
         return chk_.ok();
     }
-    // Completions of the requests issued at the last cycle (lane = bank), as a system reports them.
-    broi_sched_in complete(const broi_sched_out &o, const std::vector<uint64_t> &line,
-                           const std::vector<uint64_t> &time, uint64_t now = 0)
-    {
-        broi_sched_in in{};
-        in.now = now;
-        for (uint32_t b = 0; b < cfg_.banks; b++)
-            if (o.issue_valid >> b & 1u) {
-                in.cpl_valid |= 1u << b;
-                in.cpl_entry[b] = o.issue_entry[b];
-                in.cpl_line[b] = line[b];
-                in.cpl_time[b] = time[b];
-            }
-        return in;
-    }
     void random(uint64_t seed, uint64_t n)
     {
         std::mt19937_64 rng(seed);
@@ -185,7 +179,7 @@ public:
             for (uint32_t b = 0; b < cfg_.banks; b++)
                 if (rng() % 100 < p_ready) in.bank_ready |= 1u << b;
             in.mc_low = rng() % 100 < p_low;
-            if (!step(in, &o)) return;
+            if (!step_in(in, &o)) return;
         }
         const broi_sched_stats *st = broi_sched_get_stats(s_);
         std::printf("cosim broi_sched: %" PRIu64 " cycles, %" PRIu64 " pushes, %" PRIu64 " barriers, %" PRIu64
@@ -217,8 +211,6 @@ public:
             }
         }
     }
-    broi_sched *core() { return s_; }
-
 private:
     unsigned tw() const { return cfg_.order ? cfg_.time_bits : 1; }
     unsigned lw() const { return cfg_.order ? cfg_.line_bits : 1; }
@@ -233,12 +225,5 @@ private:
     uint64_t cyc_ = 0;
     uint32_t T_ = 0, ew_ = 1, bw_ = 1;
 };
-
-inline broi_sched_in op(int barrier, uint8_t entry, uint8_t bank = 0, uint8_t tag = 0)
-{
-    broi_sched_in in{};
-    in.in_valid = 1; in.in_barrier = (uint8_t)barrier; in.in_entry = entry; in.in_bank = bank; in.in_tag = tag;
-    return in;   // bank_ready = 0: nothing issues while the scenario is loaded
-}
 
 } // namespace broi_bench

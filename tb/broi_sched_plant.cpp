@@ -63,7 +63,7 @@ TEST(BroiSchedPlant, LineOutOfOrderCaught)
                   in.cpl_valid = 0x3;
                   in.cpl_line[0] = 5; in.cpl_time[0] = 500;
                   in.cpl_line[1] = 5; in.cpl_time[1] = 300;
-                  b.step(in);
+                  b.step_in(in);
               }),
               0);
 }

@@ -15,6 +15,10 @@
 // both backends run the same parameters). A block supplies a traits struct:
 //   using In, Out, Core, Cfg;  static size_t bytes(const Cfg *);  static int init(void *, const Cfg *);
 //   static void step(Core *, const In *, Out *);
+// PERSIM_DUT_TRAITS(Name, block) builds it from a core's names: <block>_in, <block>_out, <block>,
+// <block>_cfg, <block>_bytes, <block>_init, <block>_step. The presets a block's tests run on are an
+// X-macro list, LIST(X) = X(name, preset) per preset; PERSIM_DUT_PRESETS makes their enum and the
+// function giving each one's C config, and CBackend the C backend's make(preset).
 // This header has no Verilator dependency.
 #pragma once
 #include <gtest/gtest.h>
@@ -23,6 +27,18 @@
 #include <vector>
 
 namespace dut {
+
+// The traits struct `Name` of the core `block` (cores/<block>.h, every name derived from `block`).
+#define PERSIM_DUT_TRAITS(Name, block)                                                           \
+    struct Name {                                                                                \
+        using In = block##_in;                                                                   \
+        using Out = block##_out;                                                                 \
+        using Core = block;                                                                      \
+        using Cfg = block##_cfg;                                                                 \
+        static size_t bytes(const Cfg *c) { return block##_bytes(c); }                           \
+        static int init(void *m, const Cfg *c) { return block##_init(m, c); }                    \
+        static void step(Core *x, const In *in, Out *out) { block##_step(x, in, out); }          \
+    }
 
 template <class Traits>
 class Dut {
@@ -40,6 +56,20 @@ public:
     virtual const Cfg &cfg() const = 0;
     virtual bool rtl() const = 0;
 };
+
+// The presets of a block: enum class Enum { name... } and Cfg cfg_fn(Enum), the C config
+// rtlp_<preset>_cfg() of the generated rtl_presets.h, for LIST(X) = X(name, preset) per preset.
+#define PERSIM_DUT_ENUM_(name, preset) name,
+#define PERSIM_DUT_CFG_(name, preset) \
+    case E_::name: return rtlp_##preset##_cfg();
+#define PERSIM_DUT_PRESETS(Enum, cfg_fn, Cfg, LIST) \
+    enum class Enum { LIST(PERSIM_DUT_ENUM_) };     \
+    inline Cfg cfg_fn(Enum p)                       \
+    {                                               \
+        using E_ = Enum;                            \
+        switch (p) { LIST(PERSIM_DUT_CFG_) }        \
+        return Cfg{};                               \
+    }
 
 // The C backend: the C core's cycle API only.
 template <class Traits>
@@ -67,6 +97,13 @@ private:
     Cfg cfg_;
     std::vector<uint64_t> mem_;
     Core *core_ = nullptr;
+};
+
+// C backend type of a block's typed tests (derive a named struct from it, for readable test names):
+// make(preset) is a CoreDut at the preset's C config.
+template <class Traits, class Preset, typename Traits::Cfg (*CfgOf)(Preset)>
+struct CBackend {
+    static std::unique_ptr<Dut<Traits>> make(Preset p) { return std::make_unique<CoreDut<Traits>>(CfgOf(p)); }
 };
 
 } // namespace dut

@@ -155,12 +155,13 @@ public:
 };
 
 // RTL lockstep backend of the typed block tests: an SbrpBench of the preset's Verilated model.
+#define SBRP_RTL_(name, preset) \
+    case dut::SbrpPreset::name: return std::make_unique<SbrpBench<Vsbrp_pb_##preset>>(dut::sbrp_preset_cfg(p));
 struct SbrpRtl {
     static std::unique_ptr<dut::SbrpDut> make(dut::SbrpPreset p)
     {
-        const sbrp_pb_cfg c = dut::sbrp_preset_cfg(p);
-        if (p == dut::SbrpPreset::table1) return std::make_unique<SbrpBench<Vsbrp_pb_sbrp_table1>>(c);
-        return std::make_unique<SbrpBench<Vsbrp_pb_sbrp_small>>(c);
+        switch (p) { SBRP_PRESETS(SBRP_RTL_) }
+        return nullptr;
     }
 };
 

@@ -243,18 +243,12 @@ private:
 };
 
 // RTL lockstep backend of the typed block tests: a WpqBench of the preset's Verilated model.
+#define WPQ_RTL_(name, preset) \
+    case dut::WpqPreset::name: return std::make_unique<WpqBench<Vwpq_gate_##preset>>(dut::wpq_preset_cfg(p));
 struct WpqRtl {
     static std::unique_ptr<dut::WpqDut> make(dut::WpqPreset p)
     {
-        const wpq_gate_cfg c = dut::wpq_preset_cfg(p);
-        switch (p) {
-        case dut::WpqPreset::table1: return std::make_unique<WpqBench<Vwpq_gate_lightwsp_table1>>(c);
-        case dut::WpqPreset::small: return std::make_unique<WpqBench<Vwpq_gate_wpq_small>>(c);
-        case dut::WpqPreset::table1_ungated: return std::make_unique<WpqBench<Vwpq_gate_lightwsp_table1_ungated>>(c);
-        case dut::WpqPreset::small_ungated: return std::make_unique<WpqBench<Vwpq_gate_wpq_small_ungated>>(c);
-        case dut::WpqPreset::one_mc: return std::make_unique<WpqBench<Vwpq_gate_wpq_1mc>>(c);
-        case dut::WpqPreset::one_mc_ungated: return std::make_unique<WpqBench<Vwpq_gate_wpq_1mc_ungated>>(c);
-        }
+        switch (p) { WPQ_PRESETS(WPQ_RTL_) }
         return nullptr;
     }
 };

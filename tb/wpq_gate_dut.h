@@ -9,36 +9,15 @@ extern "C" {
 
 namespace dut {
 
-struct WpqTraits {
-    using In = wpq_gate_in;
-    using Out = wpq_gate_out;
-    using Core = wpq_gate;
-    using Cfg = wpq_gate_cfg;
-    static size_t bytes(const Cfg *c) { return wpq_gate_bytes(c); }
-    static int init(void *m, const Cfg *c) { return wpq_gate_init(m, c); }
-    static void step(Core *g, const In *in, Out *out) { wpq_gate_step(g, in, out); }
-};
+PERSIM_DUT_TRAITS(WpqTraits, wpq_gate);
 using WpqDut = Dut<WpqTraits>;
 
 // The presets of configs/rtl_presets.json the block tests run on ("cosim" list of wpq_gate).
-enum class WpqPreset { table1, small, table1_ungated, small_ungated, one_mc, one_mc_ungated };
-
-inline wpq_gate_cfg wpq_preset_cfg(WpqPreset p)
-{
-    switch (p) {
-    case WpqPreset::table1: return rtlp_lightwsp_table1_cfg();
-    case WpqPreset::small: return rtlp_wpq_small_cfg();
-    case WpqPreset::table1_ungated: return rtlp_lightwsp_table1_ungated_cfg();
-    case WpqPreset::small_ungated: return rtlp_wpq_small_ungated_cfg();
-    case WpqPreset::one_mc: return rtlp_wpq_1mc_cfg();
-    case WpqPreset::one_mc_ungated: return rtlp_wpq_1mc_ungated_cfg();
-    }
-    return rtlp_lightwsp_table1_cfg();
-}
+#define WPQ_PRESETS(X) X(table1, lightwsp_table1) X(small, wpq_small) X(table1_ungated, lightwsp_table1_ungated) \
+    X(small_ungated, wpq_small_ungated) X(one_mc, wpq_1mc) X(one_mc_ungated, wpq_1mc_ungated)
+PERSIM_DUT_PRESETS(WpqPreset, wpq_preset_cfg, wpq_gate_cfg, WPQ_PRESETS)
 
 // C backend of the typed wpq_gate block tests.
-struct WpqC {
-    static std::unique_ptr<WpqDut> make(WpqPreset p) { return std::make_unique<CoreDut<WpqTraits>>(wpq_preset_cfg(p)); }
-};
+struct WpqC : CBackend<WpqTraits, WpqPreset, wpq_preset_cfg> {};
 
 } // namespace dut

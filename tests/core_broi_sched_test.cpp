@@ -1,4 +1,6 @@
-// Unit tests of the BROI controller core (cores/broi_sched.{h,c}).
+// Unit tests of the BROI controller core (cores/broi_sched.{h,c}): the directed block scenarios
+// (written once, tb/broi_sched_scenarios.h) on the C backend, plus the tests of the transaction
+// API, the configuration and the reference models that only the C core has.
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <cstdlib>
@@ -8,8 +10,15 @@
 #include <random>
 #include <tuple>
 #include <vector>
+#include "broi_sched_scenarios.h"
 extern "C" {
 #include "broi_sched.h"
+}
+
+// ctest core.BroiC.*: the block scenarios on the C core alone (fast tier); the same scenarios run
+// in lockstep with the RTL as ctest cosim.BroiRtl.* (tb/broi_sched_cosim.cpp).
+namespace broi_scen {
+INSTANTIATE_TYPED_TEST_SUITE_P(BroiC, BroiBlock, ::testing::Types<dut::BroiC>);
 }
 
 namespace {

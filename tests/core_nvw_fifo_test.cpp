@@ -1,10 +1,19 @@
-// Unit tests of the NVW-FIFO core (cores/nvw_fifo.{h,c}).
+// Unit tests of the NVW-FIFO core (cores/nvw_fifo.{h,c}): the directed block scenarios (written
+// once, tb/nvw_fifo_scenarios.h) on the C backend, plus the tests of the transaction API, the
+// configuration, and the cycle API against a reference queue that only the C core has.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <deque>
 #include <vector>
+#include "nvw_fifo_scenarios.h"
 extern "C" {
 #include "nvw_fifo.h"
+}
+
+// ctest core.NvwC.*: the block scenarios on the C core alone (fast tier); the same scenarios run
+// in lockstep with the RTL as ctest cosim.NvwRtl.* (tb/nvw_fifo_cosim.cpp).
+namespace nvw_scen {
+INSTANTIATE_TYPED_TEST_SUITE_P(NvwC, NvwBlock, ::testing::Types<dut::NvwC>);
 }
 
 namespace {
