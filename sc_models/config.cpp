@@ -22,6 +22,12 @@ ParamDef E(const char *k, const char *d, std::vector<std::string> c, const char 
 
 std::vector<ParamDef> make_schema()
 {
+    // The keys no block owns, which every system and tool shares, read once by SystemCfg::from
+    // (system_cfg.cpp): which system to build and its name (system.kind, system.name), where
+    // persistent memory sits (system.pm_placement, .eadr, .pm_in_dram, .pm_base: the GPU, the cpu
+    // system, the memory controllers and the checkers all use them), the run's controls (sim.*) and
+    // the workload size (set by `sweep` and `run` too). Every block's own keys are in its typed table
+    // beside the block (config_table.h, docs/architecture.md "Config tables"), listed after these.
     // Defaults are SBRP Table 1 where the paper gives a number, otherwise the SBRP artifact
     // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
     return {
@@ -39,31 +45,6 @@ std::vector<ParamDef> make_schema()
         F("sim.max_time_ms", 50.0, "ms", "simulated-time limit; a run still going then is reported as stuck", 0.001, 1e6),
         I("sim.progress_ms", 2000, "ms", "host time between progress lines on stderr (0 = never)", 0, 1e9),
         I("workload.size", 0, "-", "workload size knob (0 = the workload's default; see `persim list`)", 0, 9.2e18),
-        I("workload.btree_wgs_est", 0, "workgroups",
-          "btree-wg, btree-wg-log, btree-wg-wi-bug: Algorithm 2's n_wgs_est (scoped-barriers paper, section 5.1, "
-          "lines 2-5), which sets the depth d of the workgroup-scope phase: the shallowest tree level with at least "
-          "this many nodes, one workgroup per node there (0 = the paper's rule: inserted keys / 256)", 0, 4294967295.0),
-        I("gpu.num_sms", 30, "SMs", "streaming multiprocessors", 1, 256),
-        F("gpu.clock_mhz", 1365.0, "MHz", "SM core clock", 1, 10000),
-        I("gpu.max_warps_per_sm", 32, "warps", "resident warps per SM (width of the PB warp masks, <= 64)", 1, 64),
-        I("gpu.max_threads_per_block", 1024, "threads", "largest thread block", 32, 2048),
-        I("gpu.max_blocks_per_sm", 32, "blocks", "resident thread blocks per SM", 1, 64),
-        I("gpu.warp_schedulers", 4, "-", "warp schedulers per SM, each issuing one instruction per cycle", 1, 8),
-        F("gpu.kernel_launch_ns", 0.0, "ns", "gap between the end of one kernel and the start of the next", 0, 1e9),
-        I("l1.size_kb", 64, "KiB", "L1 data cache per SM", 1, 1024),
-        I("l1.line_bytes", 128, "B", "cache line size (L1 and L2)", 32, 128),
-        I("l1.assoc", 0, "ways", "L1 associativity (0 = fully associative, as the SBRP artifact)", 0, 4096),
-        I("l1.hit_latency_cycles", 20, "cycles", "L1 hit latency", 1, 1000),
-        I("l2.size_kb", 3072, "KiB", "shared L2 cache", 64, 65536),
-        I("l2.assoc", 16, "ways", "L2 associativity", 1, 64),
-        I("l2.banks", 24, "banks", "L2 slices (address-interleaved by line)", 1, 256),
-        I("l2.hit_latency_cycles", 160, "cycles", "L2 access latency (artifact: ROP latency 160)", 1, 10000),
-        I("l2.bank_busy_cycles", 2, "cycles", "cycles a bank is occupied by one access (bank throughput)", 1, 1000),
-        I("icnt.latency_cycles", 8, "cycles", "crossbar traversal latency, each direction", 0, 1000),
-        I("icnt.flit_bytes", 40, "B", "crossbar flit size; a port moves one flit per cycle (artifact: 40 B)", 4, 1024),
-        I("icnt.header_bytes", 8, "B", "request/ack header bytes", 0, 256),
-        B("persist.promote_block_scope", false,
-          "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };
 }
 

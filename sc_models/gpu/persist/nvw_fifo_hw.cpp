@@ -59,20 +59,21 @@ NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
       period_ps_(gpu->cfg().period_ps),
       hop_ps_(gpu->cfg().icnt_hop_ps), nsm_((uint32_t)gpu->sms.size()), nslots_(gpu->cfg().max_warps_per_sm)
 {
+    const NvwCfg k = nvw_cfg(c);
     l1_.resize(nsm_);
-    for (auto &q : l1_) init_fifo(q, nvw_cfg(c).l1_entries, 0);
+    for (auto &q : l1_) init_fifo(q, k.l1_entries, 0);
     // Literal section 6.1 (core ack_mode 1): a marker at the head waits for every write-back
     // before it and blocks the FIFO. Pipelined (core ack_mode 2): the marker waits aside for the
     // write-backs of its epoch while the entries behind it keep draining.
     // persist.nvw_l2_markers: how many markers may wait at once. Blocking FIFO (as written): 1 (0 =
     // default). Pipelined: N waiting markers aside while the entries behind them drain (0 = 65534).
-    const int64_t mk = nvw_cfg(c).l2_markers;
+    const int64_t mk = k.l2_markers;
     if (mk >= 2 && !pipelined_)
         throw ConfigError("persist.nvw_l2_markers=" + std::to_string(mk) +
                           " needs the pipelined L2 NVW-FIFO (persist.nvw_l2_pipelined=true); 1 = the blocking FIFO of "
                           "section 6.1, 0 = by persist.nvw_l2_pipelined");
     max_markers_ = pipelined_ ? (mk >= 1 ? (uint32_t)mk : 65534u) : 1u;
-    init_fifo(l2_, nvw_cfg(c).l2_entries, pipelined_ ? 2 : 1);
+    init_fifo(l2_, k.l2_entries, pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
     drain_.assign(nsm_, 0);
