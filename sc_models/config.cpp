@@ -22,6 +22,12 @@ ParamDef E(const char *k, const char *d, std::vector<std::string> c, const char 
 
 std::vector<ParamDef> make_schema()
 {
+    // The keys no block owns, which every system and tool shares, read once by SystemCfg::from
+    // (system_cfg.cpp): which system to build and its name (system.kind, system.name), where
+    // persistent memory sits (system.pm_placement, .eadr, .pm_in_dram, .pm_base: the GPU, the cpu
+    // system, the memory controllers and the checkers all use them), the run's controls (sim.*) and
+    // the workload size (set by `sweep` and `run` too). Every block's own keys are in its typed table
+    // beside the block (config_table.h, docs/architecture.md "Config tables"), listed after these.
     // Defaults are SBRP Table 1 where the paper gives a number, otherwise the SBRP artifact
     // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
     return {
@@ -39,115 +45,6 @@ std::vector<ParamDef> make_schema()
         F("sim.max_time_ms", 50.0, "ms", "simulated-time limit; a run still going then is reported as stuck", 0.001, 1e6),
         I("sim.progress_ms", 2000, "ms", "host time between progress lines on stderr (0 = never)", 0, 1e9),
         I("workload.size", 0, "-", "workload size knob (0 = the workload's default; see `persim list`)", 0, 9.2e18),
-        I("workload.btree_wgs_est", 0, "workgroups",
-          "btree-wg, btree-wg-log, btree-wg-wi-bug: Algorithm 2's n_wgs_est (scoped-barriers paper, section 5.1, "
-          "lines 2-5), which sets the depth d of the workgroup-scope phase: the shallowest tree level with at least "
-          "this many nodes, one workgroup per node there (0 = the paper's rule: inserted keys / 256)", 0, 4294967295.0),
-        I("gpu.num_sms", 30, "SMs", "streaming multiprocessors", 1, 256),
-        F("gpu.clock_mhz", 1365.0, "MHz", "SM core clock", 1, 10000),
-        I("gpu.max_warps_per_sm", 32, "warps", "resident warps per SM (width of the PB warp masks, <= 64)", 1, 64),
-        I("gpu.max_threads_per_block", 1024, "threads", "largest thread block", 32, 2048),
-        I("gpu.max_blocks_per_sm", 32, "blocks", "resident thread blocks per SM", 1, 64),
-        I("gpu.warp_schedulers", 4, "-", "warp schedulers per SM, each issuing one instruction per cycle", 1, 8),
-        F("gpu.kernel_launch_ns", 0.0, "ns", "gap between the end of one kernel and the start of the next", 0, 1e9),
-        I("l1.size_kb", 64, "KiB", "L1 data cache per SM", 1, 1024),
-        I("l1.line_bytes", 128, "B", "cache line size (L1 and L2)", 32, 128),
-        I("l1.assoc", 0, "ways", "L1 associativity (0 = fully associative, as the SBRP artifact)", 0, 4096),
-        I("l1.hit_latency_cycles", 20, "cycles", "L1 hit latency", 1, 1000),
-        I("l2.size_kb", 3072, "KiB", "shared L2 cache", 64, 65536),
-        I("l2.assoc", 16, "ways", "L2 associativity", 1, 64),
-        I("l2.banks", 24, "banks", "L2 slices (address-interleaved by line)", 1, 256),
-        I("l2.hit_latency_cycles", 160, "cycles", "L2 access latency (artifact: ROP latency 160)", 1, 10000),
-        I("l2.bank_busy_cycles", 2, "cycles", "cycles a bank is occupied by one access (bank throughput)", 1, 1000),
-        I("icnt.latency_cycles", 8, "cycles", "crossbar traversal latency, each direction", 0, 1000),
-        I("icnt.flit_bytes", 40, "B", "crossbar flit size; a port moves one flit per cycle (artifact: 40 B)", 4, 1024),
-        I("icnt.header_bytes", 8, "B", "request/ack header bytes", 0, 256),
-        F("dram.bw_gbps", 336.0, "GB/s", "GDDR bandwidth (Table 1)", 0.001, 1e6),
-        F("dram.latency_ns", 100.0, "ns", "GDDR access latency (Table 1)", 0, 1e6),
-        I("dram.channels", 12, "-", "GDDR channels", 1, 256),
-        I("dram.banks", 16, "-", "banks per channel", 1, 256),
-        I("dram.row_bytes", 2048, "B", "row-buffer size", 64, 1 << 20),
-        F("dram.row_hit_latency_ns", 70.0, "ns", "latency of a row-buffer hit", 0, 1e6),
-        F("dram.bank_busy_ns", 30.0, "ns", "bank occupancy of a row miss (precharge + activate)", 0, 1e6),
-        F("nvm.read_bw_gbps", 84.0, "GB/s", "NVM read bandwidth (Table 1)", 0.001, 1e6),
-        F("nvm.write_bw_gbps", 42.0, "GB/s", "NVM write bandwidth (Table 1)", 0.001, 1e6),
-        F("nvm.read_latency_ns", 300.0, "ns", "NVM read latency (Table 1)", 0, 1e6),
-        F("nvm.write_latency_ns", 300.0, "ns", "NVM write latency (Table 1)", 0, 1e6),
-        F("nvm.row_hit_latency_ns", 300.0, "ns", "NVM latency when the access hits an open buffer row", 0, 1e6),
-        F("nvm.bank_busy_ns", 0.0, "ns", "bank occupancy per access beyond the bus transfer", 0, 1e6),
-        I("nvm.controllers", 1, "-", "NVM memory controllers (address-interleaved, nvm.interleave_bytes)", 1, 64),
-        I("nvm.interleave_bytes", 0, "B",
-          "address interleaving granule across NVM controllers (0 = one cache line, l1.line_bytes)", 0, 1ll << 40),
-        S("nvm.front_end", "adr_wpq",
-          "write-queue front end of each NVM controller (sc_models/mem/write_queue.h): adr_wpq (ADR "
-          "write-pending queue, durable once accepted; nvm.wpq_entries = 0 means direct), direct (no queue: "
-          "durable when the device write completes), wpq_gate (LightWSP region-gated WPQ), broi (BROI controller: "
-          "BLP-aware barrier epoch scheduling, durable when the device write completes)"),
-        F("nvm.link_latency_ns", 10.0, "ns", "latency of the link between two memory controllers (boundary / flush ACKs)", 0, 1e6),
-        F("nvm.link_bw_gbps", 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
-        I("nvm.link_msg_bytes", 8, "B", "size of one controller-to-controller message", 1, 4096),
-        I("nvm.channels", 12, "-", "NVM channels across all controllers", 1, 256),
-        I("nvm.banks", 16, "-", "banks per channel", 1, 256),
-        I("nvm.row_bytes", 256, "B", "internal buffer row size", 64, 1 << 20),
-        E("nvm.bank_mapping", "stride", {"stride", "line"},
-          "NVM bank mapping: stride = consecutive row-sized groups in consecutive banks (BROI IV-D: row locality and "
-          "bank-level parallelism); line = consecutive lines in consecutive banks (plain interleaving, for comparison)"),
-        I("nvm.wpq_entries", 64, "entries",
-          "ADR write-pending queue per controller (durable once accepted); 0 = no WPQ: a write is "
-          "durable when the device write completes", 0, 65536),
-        F("nvm.wpq_hit_latency_ns", 10.0, "ns", "read served from the write-pending queue", 0, 1e6),
-        F("pcie.bw_gbps", 28.0, "GB/s", "PCIe bandwidth per direction (Table 1, PCIe 4.0 x16)", 0.001, 1e6),
-        F("pcie.latency_ns", 300.0, "ns", "PCIe one-way latency (Table 1)", 0, 1e6),
-        I("pcie.header_bytes", 24, "B", "TLP header + framing bytes per packet", 0, 256),
-        I("pcie.max_payload", 256, "B", "TLP max payload size", 0, 4096),
-        F("host.llc_latency_ns", 20.0, "ns", "host LLC access latency (eADR: durable once here)", 0, 1e6),
-        E("persist.flush_policy", "window", {"eager", "lazy", "window"},
-          "SBRP PB flush policy (section 6.2)"),
-        I("persist.window", 6, "lines", "max flushed, unacknowledged persists per SM under the window policy (Table 1)", 1, 1024),
-        F("persist.pb_coverage_pct", 50.0, "%", "PB entries as a percentage of L1 lines (Table 1 text: 50%)", 0.1, 100),
-        I("persist.pb_entries", 0, "entries", "PB entries; 0 = derived from persist.pb_coverage_pct", 0, 65534),
-        I("persist.nvw_l1_entries", 16, "entries",
-          "nvwfifo: NVW-FIFO entries beside each L1 (scoped-barriers paper Table 2: 16)", 1, 65535),
-        I("persist.nvw_l2_entries", 64, "entries",
-          "nvwfifo: NVW-FIFO entries beside the L2 (scoped-barriers paper Table 2: 64)", 1, 65535),
-        B("persist.nvw_l2_pipelined", false,
-          "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
-          "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
-          "section 6.1 step 5 as written)"),
-        I("persist.nvw_l2_markers", 0, "markers",
-          "nvwfifo: p_flush markers that may wait for their acknowledgements at once in the L2 NVW-FIFO. With "
-          "persist.nvw_l2_pipelined=false (section 6.1 as written: the marker at the head blocks the FIFO) only 0 or 1; "
-          "with persist.nvw_l2_pipelined=true, N = 1..65534 markers wait aside while the entries behind them keep "
-          "draining (0 = unbounded, i.e. 65534, the default)", 0, 65534),
-        // ---- two-data-path models (sc_models/gpu/persist/data_path.h, agpm.cpp, bucl.cpp; docs/models/agpm.md) ----
-        I("persist.agpm.buf_entries", 1024, "entries", "agpm: entries of each AGPM buffer (AGPM paper IV-C: 1024)", 2, 1 << 20),
-        I("persist.agpm.buf_ways", 2, "ways", "agpm: AGPM buffer ways, half log ways and half all ways, even (IV-B/IV-C: 2)", 2, 64),
-        I("persist.agpm.block_bytes", 128, "B", "agpm: AGPM buffer block (tag) size, a power of two (IV-B: aligned 128-byte block)", 4, 4096),
-        I("persist.agpm.byte_ctr_bits", 5, "bits", "agpm: width of each saturating per-byte counter (IV-C: 5-bit)", 1, 8),
-        I("persist.agpm.blk_ctr_bits", 5, "bits", "agpm: width of the saturating block counter (IV-C: 130 5-bit counters)", 1, 32),
-        I("persist.agpm.resv_entries", 1024, "entries",
-          "agpm: reservation-buffer entries per AGPM buffer (IV-B; size not given by the paper: persim default = buffer entries)", 0, 1 << 20),
-        I("persist.agpm.thr_init", 10000, "log updates", "agpm: initial log-write threshold of a period (IV-A: 10000)", 1, 1000000000),
-        I("persist.agpm.thr_min", 100, "log updates", "agpm: lower clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
-        I("persist.agpm.thr_max", 1000000000, "log updates", "agpm: upper clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
-        I("persist.agpm.step_pct", 10, "%", "agpm: threshold adaptation step per period (IV-A: +/-10%)", 0, 100),
-        I("persist.agpm.min_log", 100, "log updates", "agpm: reason e below this many log updates in a period (section III: 100)", 0, 1000000000),
-        F("persist.agpm.ratio", 0.25, "fraction", "agpm: reason b/d split of the L1 log/all locality ratio (Table III: 0.25)", 0, 1),
-        E("persist.agpm.initial_path", "nt", {"nt", "t"}, "agpm: log-write path before the first period ends (not in the paper: NT, section I)"),
-        E("persist.agpm.coded_path", "t", {"t", "nt"},
-          "agpm: the path the program coded its log stores for: t = store + clwb (the paper's programs: Lin et al.'s "
-          "CTA-level undo logging persists the log with a clwb and a fence, sections II-A/Figure 1, V-A), nt = "
-          "non-temporal stores; a log store coded for NT sent over T gets an added clwb-like write-back, one coded for "
-          "T sent over NT has its clwb dropped (IV-B)"),
-        I("persist.agpm.small_periods", 4, "periods",
-          "agpm: small-kernel rule (IV-A: a kernel with fewer log updates than the threshold starts with \"a smaller "
-          "value\", not given): a launch with fewer than persist.agpm.thr_init log updates per SM gets the threshold "
-          "max(persist.agpm.min_log, ceil(its log updates per SM / this)) (persim's rule and value; 0 = off)", 0, 1000000),
-        I("persist.bucl.coalesce_lines", 1, "lines",
-          "bucl: a log write whose warp op touches more lines than this is un-coalesced and bypasses the caches "
-          "(threshold not given by the AGPM paper: persim, 1 = anything not fully coalesced)", 1, 64),
-        B("persist.promote_block_scope", false,
-          "run block-scope acquires/releases as device-scope ones (SBRP Figure 7: speedup without scopes)"),
     };
 }
 

@@ -17,11 +17,14 @@ struct SystemCfg {
     bool pm_in_dram = false;     // system.pm_in_dram (DRAM-only baseline)
     uint64_t pm_base = 0;        // system.pm_base: first persistent address
     uint32_t line_bytes = 128;   // l1.line_bytes: the cache line of every cache and controller
-    // The L1 and L2 keys every system's caches share (l1.size_kb, l1.assoc, l1.hit_latency_cycles,
-    // and the same of l2); each system adds its own (l2.banks: gpu; cpu.l1_busy_cycles: cpu).
+    // The L1 and L2 keys (table "caches" in system_cfg.cpp: l1.size_kb, l1.assoc, l1.hit_latency_cycles,
+    // the same of l2, and the L2 slices l2.banks / l2.bank_busy_cycles, which only the gpu uses);
+    // each system adds its own (cpu.l1_busy_cycles: cpu).
     uint64_t l1_size_bytes = 0, l2_size_bytes = 0;
     uint32_t l1_assoc = 0, l2_assoc = 0;   // 0: fully associative
     int64_t l1_hit_cycles = 0, l2_hit_cycles = 0;
+    uint32_t l2_banks = 1;                 // l2.banks
+    int64_t l2_bank_busy_cycles = 1;       // l2.bank_busy_cycles
     uint64_t seed = 1;           // sim.seed
     uint64_t workload_size = 0;  // workload.size (0: the workload's own default or small size)
     double max_time_ms = 50;     // sim.max_time_ms

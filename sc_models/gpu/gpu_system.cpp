@@ -1,4 +1,5 @@
 #include "gpu_system.h"
+#include "config_table.h"
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -91,13 +92,30 @@ void GpuSystem::summarize(StatsWriter &w, uint64_t sim_ps) const
 
 namespace {
 
+// workload.btree_wgs_est: a parameter of the GPU workloads (wl_params), set where the gpu system
+// gives its workloads their parameters.
+const ConfigTable<wl_params> &gpu_workload_table()
+{
+    using K = wl_params;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("gpu workload", "sc_models/gpu/gpu_system.cpp")
+            .num("workload.btree_wgs_est", PERSIM_FIELD(K, btree_wgs_est), 0, "workgroups", 0, 4294967295.0,
+                 "btree-wg, btree-wg-log, btree-wg-wi-bug: Algorithm 2's n_wgs_est (scoped-barriers paper, section 5.1, "
+                 "lines 2-5), which sets the depth d of the workgroup-scope phase: the shallowest tree level with at least "
+                 "this many nodes, one workgroup per node there (0 = the paper's rule: inserted keys / 256)");
+    return t;
+}
+} // namespace
+PERSIM_CONFIG_TABLE(gpu_workload_table, 110);
+namespace {
+
 void gpu_workload_params(const Config &c, wl_params *prm)
 {
     const GpuCfg g = GpuCfg::from(c);
     prm->num_sms = g.num_sms;
     prm->max_threads_per_block = g.max_threads_per_block;
     prm->max_warps_per_sm = g.max_warps_per_sm;
-    prm->btree_wgs_est = (uint64_t)c.i("workload.btree_wgs_est");
+    gpu_workload_table().fill(c, *prm);
 }
 
 // Resource checks against the GPU configuration.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include "config_table.h"
 #include "cores_util.h"
 #include "fe_tuning.h"
 #include "system_cfg.h"
@@ -9,24 +10,105 @@
 namespace persim {
 using namespace sc_core;
 
-// ---- configuration (the only place the memory keys are read) ----------------------------------
+// ---- configuration (the only place the memory keys are read): the tables of the GDDR controllers
+// (dram.*), of the NVM controllers (nvm.*) and of the host LLC a PM-far controller writes through (host.*)
+
+const ConfigTable<MemCtrlCfg> &dram_table()
+{
+    using K = MemCtrlCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("dram", "sc_models/mem/mem_ctrl.cpp")
+            .row(config_def("dram.bw_gbps", PType::Float, 336.0, "GB/s", "GDDR bandwidth (Table 1)", 0.001, 1e6),
+                 "MemCtrlCfg::dev.read_gbps, dev.write_gbps", "", [](K &m, const Config &c) { m.dev.read_gbps = m.dev.write_gbps = c.f("dram.bw_gbps"); })
+            .row(config_def("dram.latency_ns", PType::Float, 100.0, "ns", "GDDR access latency (Table 1)", 0, 1e6),
+                 "MemCtrlCfg::dev.read_latency_ps, dev.write_latency_ps", "", [](K &m, const Config &c) { m.dev.read_latency_ps = m.dev.write_latency_ps = ns_to_ps(c.f("dram.latency_ns")); })
+            .row(config_def("dram.channels", PType::Int, (int64_t)12, "-", "GDDR channels", 1, 256),
+                 "MemCtrlCfg::dev.channels", "", [](K &m, const Config &c) { m.dev.channels = (uint32_t)c.i("dram.channels"); })
+            .row(config_def("dram.banks", PType::Int, (int64_t)16, "-", "banks per channel", 1, 256),
+                 "MemCtrlCfg::dev.banks", "", [](K &m, const Config &c) { m.dev.banks = (uint32_t)c.i("dram.banks"); })
+            .row(config_def("dram.row_bytes", PType::Int, (int64_t)2048, "B", "row-buffer size", 64, 1 << 20),
+                 "MemCtrlCfg::dev.row_bytes", "", [](K &m, const Config &c) { m.dev.row_bytes = (uint32_t)c.i("dram.row_bytes"); })
+            .row(config_def("dram.row_hit_latency_ns", PType::Float, 70.0, "ns", "latency of a row-buffer hit", 0, 1e6),
+                 "MemCtrlCfg::dev.row_hit_latency_ps", "", [](K &m, const Config &c) { m.dev.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns")); })
+            .row(config_def("dram.bank_busy_ns", PType::Float, 30.0, "ns", "bank occupancy of a row miss (precharge + activate)", 0, 1e6),
+                 "MemCtrlCfg::dev.bank_busy_miss_ps", "", [](K &m, const Config &c) { m.dev.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns")); });
+    return t;
+}
+PERSIM_CONFIG_TABLE(dram_table, 300);
+
+const ConfigTable<MemCtrlCfg> &nvm_table()
+{
+    using K = MemCtrlCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("nvm", "sc_models/mem/mem_ctrl.cpp")
+            .row(config_def("nvm.read_bw_gbps", PType::Float, 84.0, "GB/s", "NVM read bandwidth (Table 1)", 0.001, 1e6),
+                 "MemCtrlCfg::dev.read_gbps (/ controllers)", "", [](K &m, const Config &c) { m.dev.read_gbps = c.f("nvm.read_bw_gbps"); })
+            .row(config_def("nvm.write_bw_gbps", PType::Float, 42.0, "GB/s", "NVM write bandwidth (Table 1)", 0.001, 1e6),
+                 "MemCtrlCfg::dev.write_gbps (/ controllers)", "", [](K &m, const Config &c) { m.dev.write_gbps = c.f("nvm.write_bw_gbps"); })
+            .row(config_def("nvm.read_latency_ns", PType::Float, 300.0, "ns", "NVM read latency (Table 1)", 0, 1e6),
+                 "MemCtrlCfg::dev.read_latency_ps", "", [](K &m, const Config &c) { m.dev.read_latency_ps = ns_to_ps(c.f("nvm.read_latency_ns")); })
+            .row(config_def("nvm.write_latency_ns", PType::Float, 300.0, "ns", "NVM write latency (Table 1)", 0, 1e6),
+                 "MemCtrlCfg::dev.write_latency_ps", "", [](K &m, const Config &c) { m.dev.write_latency_ps = ns_to_ps(c.f("nvm.write_latency_ns")); })
+            .row(config_def("nvm.row_hit_latency_ns", PType::Float, 300.0, "ns", "NVM latency when the access hits an open buffer row", 0, 1e6),
+                 "MemCtrlCfg::dev.row_hit_latency_ps", "", [](K &m, const Config &c) { m.dev.row_hit_latency_ps = ns_to_ps(c.f("nvm.row_hit_latency_ns")); })
+            .row(config_def("nvm.bank_busy_ns", PType::Float, 0.0, "ns", "bank occupancy per access beyond the bus transfer", 0, 1e6),
+                 "MemCtrlCfg::dev.bank_busy_miss_ps, dev.bank_busy_hit_ps", "", [](K &m, const Config &c) { m.dev.bank_busy_miss_ps = m.dev.bank_busy_hit_ps = ns_to_ps(c.f("nvm.bank_busy_ns")); })
+            .row(config_def("nvm.controllers", PType::Int, (int64_t)1, "-", "NVM memory controllers (address-interleaved, nvm.interleave_bytes)", 1, 64),
+                 "MemCtrlCfg::controllers", "", [](K &m, const Config &c) { m.controllers = (uint32_t)c.i("nvm.controllers"); })
+            .row(config_def("nvm.interleave_bytes", PType::Int, (int64_t)0, "B", "address interleaving granule across NVM controllers (0 = one cache line, l1.line_bytes)", 0, 1ll << 40),
+                 "MemCtrlCfg::interleave_bytes (0: line_bytes)", "", [](K &m, const Config &c) { m.interleave_bytes = (uint64_t)c.i("nvm.interleave_bytes"); })
+            .row(config_def("nvm.front_end", PType::String, "adr_wpq", "-",
+                            "write-queue front end of each NVM controller (sc_models/mem/write_queue.h): adr_wpq (ADR "
+                            "write-pending queue, durable once accepted; nvm.wpq_entries = 0 means direct), direct (no queue: "
+                            "durable when the device write completes), wpq_gate (LightWSP region-gated WPQ), broi (BROI controller: "
+                            "BLP-aware barrier epoch scheduling, durable when the device write completes)"),
+                 "MemCtrlCfg::front_end", "", [](K &m, const Config &c) { m.front_end = c.s("nvm.front_end"); })
+            .row(config_def("nvm.link_latency_ns", PType::Float, 10.0, "ns", "latency of the link between two memory controllers (boundary / flush ACKs)", 0, 1e6),
+                 "MemCtrlCfg::link_latency_ps", "", [](K &m, const Config &c) { m.link_latency_ps = ns_to_ps(c.f("nvm.link_latency_ns")); })
+            .row(config_def("nvm.link_bw_gbps", PType::Float, 16.0, "GB/s", "bandwidth of each controller-to-controller link (0 = infinite)", 0, 1e6),
+                 "MemCtrlCfg::link_gbps", "", [](K &m, const Config &c) { m.link_gbps = c.f("nvm.link_bw_gbps"); })
+            .row(config_def("nvm.link_msg_bytes", PType::Int, (int64_t)8, "B", "size of one controller-to-controller message", 1, 4096),
+                 "MemCtrlCfg::link_msg_bytes", "", [](K &m, const Config &c) { m.link_msg_bytes = (uint32_t)c.i("nvm.link_msg_bytes"); })
+            .row(config_def("nvm.channels", PType::Int, (int64_t)12, "-", "NVM channels across all controllers", 1, 256),
+                 "MemCtrlCfg::dev.channels (/ controllers)", "", [](K &m, const Config &c) { m.dev.channels = (uint32_t)c.i("nvm.channels"); })
+            .row(config_def("nvm.banks", PType::Int, (int64_t)16, "-", "banks per channel", 1, 256),
+                 "MemCtrlCfg::dev.banks", "", [](K &m, const Config &c) { m.dev.banks = (uint32_t)c.i("nvm.banks"); })
+            .row(config_def("nvm.row_bytes", PType::Int, (int64_t)256, "B", "internal buffer row size", 64, 1 << 20),
+                 "MemCtrlCfg::dev.row_bytes", "", [](K &m, const Config &c) { m.dev.row_bytes = (uint32_t)c.i("nvm.row_bytes"); })
+            .row(config_def("nvm.bank_mapping", PType::Enum, "stride", "-",
+                            "NVM bank mapping: stride = consecutive row-sized groups in consecutive banks (BROI IV-D: row locality and "
+                            "bank-level parallelism); line = consecutive lines in consecutive banks (plain interleaving, for comparison)",
+                            -1e300, 1e300, {"stride", "line"}),
+                 "MemCtrlCfg::dev.bank_map", "", [](K &m, const Config &c) { m.dev.bank_map = c.s("nvm.bank_mapping") == "line" ? 1 : 0; })
+            .row(config_def("nvm.wpq_entries", PType::Int, 64, "entries",
+                            "ADR write-pending queue per controller (durable once accepted); 0 = no WPQ: a write is "
+                            "durable when the device write completes", 0, 65536),
+                 "MemCtrlCfg::wpq_entries", "", [](K &m, const Config &c) { m.wpq_entries = (uint32_t)c.i("nvm.wpq_entries"); })
+            .row(config_def("nvm.wpq_hit_latency_ns", PType::Float, 10.0, "ns", "read served from the write-pending queue", 0, 1e6),
+                 "MemCtrlCfg::wpq_hit_ps", "", [](K &m, const Config &c) { m.wpq_hit_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns")); });
+    return t;
+}
+PERSIM_CONFIG_TABLE(nvm_table, 310);
+
+const ConfigTable<MemCtrlCfg> &host_table()
+{
+    using K = MemCtrlCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("host", "sc_models/mem/mem_ctrl.cpp")
+            .row(config_def("host.llc_latency_ns", PType::Float, 20.0, "ns", "host LLC access latency (eADR: durable once here)", 0, 1e6),
+                 "MemCtrlCfg::llc_ps", "", [](K &m, const Config &c) { m.llc_ps = ns_to_ps(c.f("host.llc_latency_ns")); });
+    return t;
+}
+PERSIM_CONFIG_TABLE(host_table, 330);
 
 MemCtrlCfg MemCtrlCfg::dram(const Config &c)
 {
     MemCtrlCfg m;
     m.line_bytes = SystemCfg::from(c).line_bytes;
+    dram_table().fill(c, m);
     nvm_cfg &n = m.dev;
-    n.channels = (uint32_t)c.i("dram.channels");
-    n.banks = (uint32_t)c.i("dram.banks");
     n.line_bytes = m.line_bytes;
-    n.row_bytes = (uint32_t)c.i("dram.row_bytes");
-    n.read_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
-    n.write_latency_ps = ns_to_ps(c.f("dram.latency_ns"));
-    n.row_hit_latency_ps = ns_to_ps(c.f("dram.row_hit_latency_ns"));
-    n.bank_busy_miss_ps = ns_to_ps(c.f("dram.bank_busy_ns"));
     n.bank_busy_hit_ps = 0;
-    n.read_gbps = c.f("dram.bw_gbps");
-    n.write_gbps = c.f("dram.bw_gbps");
     m.front_end = "direct";
     return m;
 }
@@ -36,36 +118,22 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c, const FrontEndTuning *tuning)
     const SystemCfg sys = SystemCfg::from(c);
     MemCtrlCfg m;
     m.line_bytes = sys.line_bytes;
-    m.controllers = (uint32_t)c.i("nvm.controllers");
+    nvm_table().fill(c, m);
+    host_table().fill(c, m);
     const uint32_t controllers = m.controllers;
-    const uint64_t il = (uint64_t)c.i("nvm.interleave_bytes");
-    m.interleave_bytes = il ? il : m.line_bytes;
-    m.wpq_entries = (uint32_t)c.i("nvm.wpq_entries");
-    m.wpq_hit_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns"));
-    m.link_latency_ps = ns_to_ps(c.f("nvm.link_latency_ns"));
-    m.link_gbps = c.f("nvm.link_bw_gbps");
-    m.link_msg_bytes = (uint32_t)c.i("nvm.link_msg_bytes");
+    if (!m.interleave_bytes) m.interleave_bytes = m.line_bytes;
     nvm_cfg &n = m.dev;
-    uint32_t ch = (uint32_t)c.i("nvm.channels");
+    const uint32_t ch = n.channels;
     n.channels = ch / controllers ? ch / controllers : 1;
-    n.banks = (uint32_t)c.i("nvm.banks");
     n.line_bytes = m.line_bytes;
-    n.row_bytes = (uint32_t)c.i("nvm.row_bytes");
-    n.bank_map = c.s("nvm.bank_mapping") == "line" ? 1 : 0;
-    n.read_latency_ps = ns_to_ps(c.f("nvm.read_latency_ns"));
-    n.write_latency_ps = ns_to_ps(c.f("nvm.write_latency_ns"));
-    n.row_hit_latency_ps = ns_to_ps(c.f("nvm.row_hit_latency_ns"));
-    n.bank_busy_miss_ps = ns_to_ps(c.f("nvm.bank_busy_ns"));
-    n.bank_busy_hit_ps = ns_to_ps(c.f("nvm.bank_busy_ns"));
-    n.read_gbps = c.f("nvm.read_bw_gbps") / controllers;
-    n.write_gbps = c.f("nvm.write_bw_gbps") / controllers;
-    m.front_end = tuning && !tuning->front_end().empty() ? tuning->front_end() : c.s("nvm.front_end");
+    n.read_gbps /= controllers;
+    n.write_gbps /= controllers;
+    if (tuning && !tuning->front_end().empty()) m.front_end = tuning->front_end();
     m.tuning = tuning;
     if (m.front_end == "adr_wpq" && m.wpq_entries == 0) m.front_end = "direct";
     m.pm = true;
     m.persistent = true;
     m.eadr = sys.eadr && sys.pm_far;
-    m.llc_ps = ns_to_ps(c.f("host.llc_latency_ns"));
     if (sys.pm_in_dram) {
         // DRAM-only baseline: the persistent region's channels hold DRAM (DRAM timing, no WPQ).
         const nvm_cfg d = dram(c).dev;

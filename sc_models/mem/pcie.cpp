@@ -1,17 +1,29 @@
 #include "pcie.h"
 #include <string>
+#include "config_table.h"
 #include "cores_util.h"
 
 namespace persim {
 using namespace sc_core;
 
+// pcie.* keys: the host link of a PM-far system (cores/link.h link_cfg, both directions alike).
+const ConfigTable<link_cfg> &pcie_table()
+{
+    using K = link_cfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("pcie", "sc_models/mem/pcie.cpp")
+            .real("pcie.bw_gbps", PERSIM_FIELD(K, gbps), 28.0, "GB/s", 0.001, 1e6, "PCIe bandwidth per direction (Table 1, PCIe 4.0 x16)")
+            .ns("pcie.latency_ns", PERSIM_FIELD(K, latency_ps), 300.0, 0, 1e6, "PCIe one-way latency (Table 1)")
+            .num("pcie.header_bytes", PERSIM_FIELD(K, header_bytes), 24, "B", 0, 256, "TLP header + framing bytes per packet")
+            .num("pcie.max_payload", PERSIM_FIELD(K, max_payload), 256, "B", 0, 4096, "TLP max payload size");
+    return t;
+}
+PERSIM_CONFIG_TABLE(pcie_table, 320);
+
 Pcie::Pcie(sc_module_name n, const Config &c) : sc_module(n), tsock("tsock"), isock("isock")
 {
     link_cfg lc{};
-    lc.latency_ps = ns_to_ps(c.f("pcie.latency_ns"));
-    lc.gbps = c.f("pcie.bw_gbps");
-    lc.header_bytes = (uint32_t)c.i("pcie.header_bytes");
-    lc.max_payload = (uint32_t)c.i("pcie.max_payload");
+    pcie_table().fill(c, lc);
     if (link_init(&down_, &lc) != 0 || link_init(&up_, &lc) != 0)
         throw ConfigError("pcie: invalid link configuration");
     tsock.register_b_transport(this, &Pcie::b_transport);

@@ -26,6 +26,7 @@
 //    period; then the SM's L1 buffer and every L2 buffer are flushed (IV-A: "all the AGPM buffers
 //    will be flushed").
 #include <cstring>
+#include "config_table.h"
 #include "gpu.h"
 #include "interconnect.h"
 #include "persist/data_path.h"
@@ -37,6 +38,70 @@ extern "C" {
 namespace persim {
 
 namespace {
+
+// persist.agpm.* keys: the AGPM buffer (cores/agpm_buf.h) and the path selector (cores/agpm_sel.h).
+struct AgpmCfg {
+    agpm_buf_cfg buf;
+    agpm_sel_cfg sel;
+};
+
+const ConfigTable<AgpmCfg> &agpm_table()
+{
+    using K = AgpmCfg;
+    auto n = [](const char *key, int64_t def, const char *unit, const char *desc, double lo, double hi) {
+        return config_def(key, PType::Int, def, unit, desc, lo, hi);
+    };
+    static const ConfigTable<K> t =
+        ConfigTable<K>("agpm", "sc_models/gpu/persist/agpm.cpp")
+            .row(n("persist.agpm.buf_entries", 1024, "entries", "agpm: entries of each AGPM buffer (AGPM paper IV-C: 1024)", 2, 1 << 20),
+                 "agpm_buf_cfg::entries", "", [](K &k, const Config &c) { k.buf.entries = (uint32_t)c.i("persist.agpm.buf_entries"); })
+            .row(n("persist.agpm.buf_ways", 2, "ways", "agpm: AGPM buffer ways, half log ways and half all ways, even (IV-B/IV-C: 2)", 2, 64),
+                 "agpm_buf_cfg::ways", "", [](K &k, const Config &c) { k.buf.ways = (uint32_t)c.i("persist.agpm.buf_ways"); })
+            .row(n("persist.agpm.block_bytes", 128, "B", "agpm: AGPM buffer block (tag) size, a power of two (IV-B: aligned 128-byte block)", 4, 4096),
+                 "agpm_buf_cfg::block_bytes", "", [](K &k, const Config &c) { k.buf.block_bytes = (uint32_t)c.i("persist.agpm.block_bytes"); })
+            .row(n("persist.agpm.byte_ctr_bits", 5, "bits", "agpm: width of each saturating per-byte counter (IV-C: 5-bit)", 1, 8),
+                 "agpm_buf_cfg::byte_ctr_bits", "", [](K &k, const Config &c) { k.buf.byte_ctr_bits = (uint32_t)c.i("persist.agpm.byte_ctr_bits"); })
+            .row(n("persist.agpm.blk_ctr_bits", 5, "bits", "agpm: width of the saturating block counter (IV-C: 130 5-bit counters)", 1, 32),
+                 "agpm_buf_cfg::blk_ctr_bits", "", [](K &k, const Config &c) { k.buf.blk_ctr_bits = (uint32_t)c.i("persist.agpm.blk_ctr_bits"); })
+            .row(n("persist.agpm.resv_entries", 1024, "entries",
+                   "agpm: reservation-buffer entries per AGPM buffer (IV-B; size not given by the paper: persim default = buffer entries)", 0, 1 << 20),
+                 "agpm_buf_cfg::resv_entries", "", [](K &k, const Config &c) { k.buf.resv_entries = (uint32_t)c.i("persist.agpm.resv_entries"); })
+            .row(n("persist.agpm.thr_init", 10000, "log updates", "agpm: initial log-write threshold of a period (IV-A: 10000)", 1, 1000000000),
+                 "agpm_sel_cfg::thr_init", "", [](K &k, const Config &c) { k.sel.thr_init = (uint32_t)c.i("persist.agpm.thr_init"); })
+            .row(n("persist.agpm.thr_min", 100, "log updates", "agpm: lower clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
+                 "agpm_sel_cfg::thr_min", "", [](K &k, const Config &c) { k.sel.thr_min = (uint32_t)c.i("persist.agpm.thr_min"); })
+            .row(n("persist.agpm.thr_max", 1000000000, "log updates", "agpm: upper clamp of the adapted threshold (not in the paper: persim)", 1, 1000000000),
+                 "agpm_sel_cfg::thr_max", "", [](K &k, const Config &c) { k.sel.thr_max = (uint32_t)c.i("persist.agpm.thr_max"); })
+            .row(n("persist.agpm.step_pct", 10, "%", "agpm: threshold adaptation step per period (IV-A: +/-10%)", 0, 100),
+                 "agpm_sel_cfg::step_pct", "", [](K &k, const Config &c) { k.sel.step_pct = (uint32_t)c.i("persist.agpm.step_pct"); })
+            .row(n("persist.agpm.min_log", 100, "log updates", "agpm: reason e below this many log updates in a period (section III: 100)", 0, 1000000000),
+                 "agpm_sel_cfg::min_log", "", [](K &k, const Config &c) { k.sel.min_log = (uint64_t)c.i("persist.agpm.min_log"); })
+            .row(config_def("persist.agpm.ratio", PType::Float, 0.25, "fraction", "agpm: reason b/d split of the L1 log/all locality ratio (Table III: 0.25)", 0, 1),
+                 "agpm_sel_cfg::ratio_num (/ ratio_den 10000)", "", [](K &k, const Config &c) {
+                     k.sel.ratio_num = (uint32_t)(c.f("persist.agpm.ratio") * 10000 + 0.5);
+                     k.sel.ratio_den = 10000;
+                 })
+            .row(config_def("persist.agpm.initial_path", PType::Enum, "nt", "-", "agpm: log-write path before the first period ends (not in the paper: NT, section I)",
+                            -1e300, 1e300, {"nt", "t"}),
+                 "agpm_sel_cfg::initial_path", "", [](K &k, const Config &c) {
+                     k.sel.initial_path = c.s("persist.agpm.initial_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
+                 })
+            .row(config_def("persist.agpm.coded_path", PType::Enum, "t", "-",
+                            "agpm: the path the program coded its log stores for: t = store + clwb (the paper's programs: Lin et al.'s "
+                            "CTA-level undo logging persists the log with a clwb and a fence, sections II-A/Figure 1, V-A), nt = "
+                            "non-temporal stores; a log store coded for NT sent over T gets an added clwb-like write-back, one coded for "
+                            "T sent over NT has its clwb dropped (IV-B)", -1e300, 1e300, {"t", "nt"}),
+                 "agpm_sel_cfg::coded_path", "", [](K &k, const Config &c) {
+                     k.sel.coded_path = c.s("persist.agpm.coded_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
+                 })
+            .row(n("persist.agpm.small_periods", 4, "periods",
+                   "agpm: small-kernel rule (IV-A: a kernel with fewer log updates than the threshold starts with \"a smaller "
+                   "value\", not given): a launch with fewer than persist.agpm.thr_init log updates per SM gets the threshold "
+                   "max(persist.agpm.min_log, ceil(its log updates per SM / this)) (persim's rule and value; 0 = off)", 0, 1000000),
+                 "agpm_sel_cfg::small_periods", "", [](K &k, const Config &c) { k.sel.small_periods = (uint32_t)c.i("persist.agpm.small_periods"); });
+    return t;
+}
+PERSIM_CONFIG_TABLE(agpm_table, 420);
 
 struct Buf {
     std::vector<uint64_t> mem;
@@ -51,12 +116,11 @@ public:
         period_ps_ = gc.period_ps;
         line_bytes_ = gc.line_bytes;
         banks_ = gc.l2_banks;
-        bc_.entries = (uint32_t)c.i("persist.agpm.buf_entries");
-        bc_.ways = (uint32_t)c.i("persist.agpm.buf_ways");
-        bc_.block_bytes = (uint32_t)c.i("persist.agpm.block_bytes");
-        bc_.byte_ctr_bits = (uint32_t)c.i("persist.agpm.byte_ctr_bits");
-        bc_.blk_ctr_bits = (uint32_t)c.i("persist.agpm.blk_ctr_bits");
-        bc_.resv_entries = (uint32_t)c.i("persist.agpm.resv_entries");
+        AgpmCfg ac{};
+        ac.buf = bc_;
+        ac.sel = agpm_sel_default_cfg();
+        agpm_table().fill(c, ac);
+        bc_ = ac.buf;
         if (bc_.ways % 2) throw ConfigError("persist.agpm.buf_ways: must be even (half log ways, half all ways), got " + std::to_string(bc_.ways));
         if (bc_.entries % bc_.ways)
             throw ConfigError("persist.agpm.buf_entries: must be a multiple of persist.agpm.buf_ways (" +
@@ -66,17 +130,7 @@ public:
         if (agpm_buf_bytes(&bc_) == 0)
             throw ConfigError("persist.agpm: invalid AGPM buffer (persist.agpm.buf_entries / buf_ways / block_bytes / "
                               "byte_ctr_bits / blk_ctr_bits / resv_entries)");
-        sc_ = agpm_sel_default_cfg();
-        sc_.thr_init = (uint32_t)c.i("persist.agpm.thr_init");
-        sc_.thr_min = (uint32_t)c.i("persist.agpm.thr_min");
-        sc_.thr_max = (uint32_t)c.i("persist.agpm.thr_max");
-        sc_.step_pct = (uint32_t)c.i("persist.agpm.step_pct");
-        sc_.min_log = (uint64_t)c.i("persist.agpm.min_log");
-        sc_.ratio_num = (uint32_t)(c.f("persist.agpm.ratio") * 10000 + 0.5);
-        sc_.ratio_den = 10000;
-        sc_.initial_path = c.s("persist.agpm.initial_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
-        sc_.coded_path = c.s("persist.agpm.coded_path") == "t" ? AGPM_PATH_T : AGPM_PATH_NT;
-        sc_.small_periods = (uint32_t)c.i("persist.agpm.small_periods");
+        sc_ = ac.sel;
         if (sc_.thr_min > sc_.thr_max)
             throw ConfigError("persist.agpm.thr_min: must not exceed persist.agpm.thr_max");
         if (sc_.thr_init < sc_.thr_min || sc_.thr_init > sc_.thr_max)

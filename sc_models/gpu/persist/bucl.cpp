@@ -7,15 +7,40 @@
 // lines (the coalescing degree: 1 = fully coalesced), or when it misses the L1 and the victim line
 // of its set still waits for its fill (persim's L1 has no MSHR limit: a line whose fill is in flight
 // is the "reserved" line GPGPU-Sim would fail on). Other PM stores are temporal.
+#include "config_table.h"
 #include "gpu.h"
 #include "persist/data_path.h"
 
 namespace persim {
 
 namespace {
+// persist.bucl.* keys.
+struct BuclCfg {
+    uint32_t coalesce_lines;
+};
+
+const ConfigTable<BuclCfg> &bucl_table()
+{
+    using K = BuclCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("bucl", "sc_models/gpu/persist/bucl.cpp")
+            .num("persist.bucl.coalesce_lines", PERSIM_FIELD(K, coalesce_lines), 1, "lines", 1, 64,
+                 "bucl: a log write whose warp op touches more lines than this is un-coalesced and bypasses the caches "
+                 "(threshold not given by the AGPM paper: persim, 1 = anything not fully coalesced)");
+    return t;
+}
+PERSIM_CONFIG_TABLE(bucl_table, 430);
+
+BuclCfg bucl_cfg(const Config &c)
+{
+    BuclCfg b{};
+    bucl_table().fill(c, b);
+    return b;
+}
+
 class Hw : public DataPathHw {
 public:
-    Hw(const Config &c, Gpu &g) : DataPathHw("bucl", g), thr_((uint32_t)c.i("persist.bucl.coalesce_lines")) {}
+    Hw(const Config &c, Gpu &g) : DataPathHw("bucl", g), thr_(bucl_cfg(c).coalesce_lines) {}
 
 protected:
     StorePath choose(const PmStoreQuery &q) override

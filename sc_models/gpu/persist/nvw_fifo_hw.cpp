@@ -3,6 +3,7 @@
 #include "persist/nvw_fifo_hw.h"
 #include <algorithm>
 #include <sstream>
+#include "config_table.h"
 #include "cores_util.h"
 #include "gpu.h"
 #include "l2.h"
@@ -14,27 +15,65 @@ namespace {
 constexpr uint32_t kPayloadBits = 56;     // line addresses (< 2^50) and marker tags
 const char *const kKindName[] = {"none", "wi", "wg", "kr", "all", "kernel_end"};
 const char *const kScopeName[] = {"wi", "wg", "kr"};
+
+// persist.nvw_* keys: the NVW-FIFO beside each L1 and the one beside the L2 (cores/nvw_fifo.h).
+struct NvwCfg {
+    uint32_t l1_entries;
+    uint32_t l2_entries;
+    bool l2_pipelined;
+    int64_t l2_markers;
+};
+
+const ConfigTable<NvwCfg> &nvw_table()
+{
+    using K = NvwCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("nvw_fifo", "sc_models/gpu/persist/nvw_fifo_hw.cpp")
+            .num("persist.nvw_l1_entries", PERSIM_FIELD(K, l1_entries), 16, "entries",
+                 1, 65535, "nvwfifo: NVW-FIFO entries beside each L1 (scoped-barriers paper Table 2: 16)")
+            .num("persist.nvw_l2_entries", PERSIM_FIELD(K, l2_entries), 64, "entries",
+                 1, 65535, "nvwfifo: NVW-FIFO entries beside the L2 (scoped-barriers paper Table 2: 64)")
+            .flag("persist.nvw_l2_pipelined", PERSIM_FIELD(K, l2_pipelined), false,
+                  "nvwfifo: the L2 keeps writing back NVW-FIFO entries behind a p_flush marker while the marker waits "
+                  "for the acknowledgements of the write-backs before it (false: the marker blocks the FIFO head, "
+                  "section 6.1 step 5 as written)")
+            .num("persist.nvw_l2_markers", PERSIM_FIELD(K, l2_markers), 0, "markers", 0, 65534,
+                 "nvwfifo: p_flush markers that may wait for their acknowledgements at once in the L2 NVW-FIFO. With "
+                 "persist.nvw_l2_pipelined=false (section 6.1 as written: the marker at the head blocks the FIFO) only 0 or 1; "
+                 "with persist.nvw_l2_pipelined=true, N = 1..65534 markers wait aside while the entries behind them keep "
+                 "draining (0 = unbounded, i.e. 65534, the default)");
+    return t;
+}
+
+NvwCfg nvw_cfg(const Config &c)
+{
+    NvwCfg k{};
+    nvw_table().fill(c, k);
+    return k;
+}
 } // namespace
+PERSIM_CONFIG_TABLE(nvw_table, 410);
 
 NvwSystem::NvwSystem(sc_module_name n, const Config &c, Gpu *gpu)
-    : sc_module(n), gpu_(gpu), pm_in_dram_(gpu->cfg().sys.pm_in_dram), pipelined_(c.b("persist.nvw_l2_pipelined")),
+    : sc_module(n), gpu_(gpu), pm_in_dram_(gpu->cfg().sys.pm_in_dram), pipelined_(nvw_cfg(c).l2_pipelined),
       period_ps_(gpu->cfg().period_ps),
       hop_ps_(gpu->cfg().icnt_hop_ps), nsm_((uint32_t)gpu->sms.size()), nslots_(gpu->cfg().max_warps_per_sm)
 {
+    const NvwCfg k = nvw_cfg(c);
     l1_.resize(nsm_);
-    for (auto &q : l1_) init_fifo(q, (uint32_t)c.i("persist.nvw_l1_entries"), 0);
+    for (auto &q : l1_) init_fifo(q, k.l1_entries, 0);
     // Literal section 6.1 (core ack_mode 1): a marker at the head waits for every write-back
     // before it and blocks the FIFO. Pipelined (core ack_mode 2): the marker waits aside for the
     // write-backs of its epoch while the entries behind it keep draining.
     // persist.nvw_l2_markers: how many markers may wait at once. Blocking FIFO (as written): 1 (0 =
     // default). Pipelined: N waiting markers aside while the entries behind them drain (0 = 65534).
-    const int64_t mk = c.i("persist.nvw_l2_markers");
+    const int64_t mk = k.l2_markers;
     if (mk >= 2 && !pipelined_)
         throw ConfigError("persist.nvw_l2_markers=" + std::to_string(mk) +
                           " needs the pipelined L2 NVW-FIFO (persist.nvw_l2_pipelined=true); 1 = the blocking FIFO of "
                           "section 6.1, 0 = by persist.nvw_l2_pipelined");
     max_markers_ = pipelined_ ? (mk >= 1 ? (uint32_t)mk : 65534u) : 1u;
-    init_fifo(l2_, (uint32_t)c.i("persist.nvw_l2_entries"), pipelined_ ? 2 : 1);
+    init_fifo(l2_, k.l2_entries, pipelined_ ? 2 : 1);
     writes_.assign((size_t)nsm_ * nslots_, 0);
     level_.assign((size_t)nsm_ * nslots_, 0);
     drain_.assign(nsm_, 0);

@@ -3,6 +3,7 @@
 #include "persist/sbrp_pb_hw.h"
 #include <sstream>
 #include <vector>
+#include "config_table.h"
 #include "l1.h"
 #include "sm.h"
 extern "C" {
@@ -13,22 +14,52 @@ extern "C" {
 namespace persim {
 namespace {
 
+// persist.* keys of the SBRP persist buffer: the core's sbrp_pb_cfg (entries, policy, window; warps
+// and lines come from the SM and its L1) and the coverage an entry count of 0 is derived from.
+struct SbrpPbCfg {
+    sbrp_pb_cfg pb;
+    double pb_coverage_pct;
+};
+
+const ConfigTable<SbrpPbCfg> &sbrp_pb_table()
+{
+    using K = SbrpPbCfg;
+    static const ConfigTable<K> t =
+        ConfigTable<K>("sbrp_pb", "sc_models/gpu/persist/sbrp_pb_hw.cpp")
+            .row(config_def("persist.flush_policy", PType::Enum, "window", "-", "SBRP PB flush policy (section 6.2)", -1e300, 1e300,
+                            {"eager", "lazy", "window"}),
+                 "sbrp_pb_cfg::policy", "", [](K &k, const Config &c) {
+                     const std::string pol = c.s("persist.flush_policy");
+                     k.pb.policy = pol == "eager" ? SBRP_EAGER : pol == "lazy" ? SBRP_LAZY : SBRP_WINDOW;
+                 })
+            .row(config_def("persist.window", PType::Int, 6, "lines",
+                            "max flushed, unacknowledged persists per SM under the window policy (Table 1)", 1, 1024),
+                 "sbrp_pb_cfg::window", "WINDOW", [](K &k, const Config &c) { k.pb.window = (uint32_t)c.i("persist.window"); })
+            .real("persist.pb_coverage_pct", PERSIM_FIELD(K, pb_coverage_pct), 50.0, "%", 0.1, 100,
+                  "PB entries as a percentage of L1 lines (Table 1 text: 50%)")
+            .row(config_def("persist.pb_entries", PType::Int, 0, "entries", "PB entries; 0 = derived from persist.pb_coverage_pct", 0, 65534),
+                 "sbrp_pb_cfg::entries (0: from pb_coverage_pct)", "", [](K &k, const Config &c) {
+                     k.pb.entries = (uint32_t)c.i("persist.pb_entries");
+                 });
+    return t;
+}
+PERSIM_CONFIG_TABLE(sbrp_pb_table, 400);
+
 // The persist buffer of one L1.
 class SbrpL1 : public L1Persist {
 public:
     SbrpL1(const Config &c, L1 &l1) : l1_(l1), cache_(l1.cache_core())
     {
-        sbrp_pb_cfg pc{};
+        SbrpPbCfg k{};
+        sbrp_pb_table().fill(c, k);
+        sbrp_pb_cfg pc = k.pb;
         uint32_t lines = cache_num_lines(cache_);
-        int64_t e = c.i("persist.pb_entries");
-        if (e == 0) e = (int64_t)((double)lines * c.f("persist.pb_coverage_pct") / 100.0 + 0.5);
+        int64_t e = pc.entries;
+        if (e == 0) e = (int64_t)((double)lines * k.pb_coverage_pct / 100.0 + 0.5);
         if (e < 1) e = 1;
         pc.entries = (uint32_t)e;
         pc.warps = l1.gpu_cfg().max_warps_per_sm;
         pc.lines = lines;
-        std::string pol = c.s("persist.flush_policy");
-        pc.policy = pol == "eager" ? SBRP_EAGER : pol == "lazy" ? SBRP_LAZY : SBRP_WINDOW;
-        pc.window = (uint32_t)c.i("persist.window");
         mem_.resize((sbrp_pb_bytes(&pc) + 7) / 8);
         if (sbrp_pb_init(mem_.data(), &pc) != 0)
             throw ConfigError("persist: invalid persist-buffer configuration (persist.pb_entries / pb_coverage_pct)");
