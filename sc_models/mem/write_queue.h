@@ -2,7 +2,8 @@
 //
 // A controller (MemCtrl, mem_ctrl.h) is device timing (cores/nvm.h) plus one front end: the queue
 // that accepts writes before the device and decides when each is acknowledged. Front ends are
-// plug-ins chosen by name (config key nvm.front_end; registry in sc_models/registry.cpp):
+// plug-ins chosen by name (config key nvm.front_end, or a cpu model's FrontEndTuning; each registers
+// itself in its file with PERSIM_REGISTER):
 //   direct    no queue: a write is acknowledged when the device completes it (GDDR; nvm.wpq_entries=0)
 //   adr_wpq   the ADR write-pending queue (cores/adr_wpq.h): durable once accepted, FIFO drain
 //   wpq_gate  LightWSP's region-gated WPQ (cores/wpq_gate.h): a write is acknowledged when its
