@@ -5,9 +5,7 @@ namespace persim {
 
 CacheCtrl::CacheCtrl(const cache_cfg &cc, const std::string &what) : lb_(cc.line_bytes)
 {
-    mem_.resize((cache_bytes(&cc) + 7) / 8);
-    if (mem_.empty() || cache_init(mem_.data(), &cc) != 0) throw ConfigError(what + ": invalid cache geometry");
-    c_ = reinterpret_cast<cache *>(mem_.data());
+    c_ = mem_.make(cc, cache_bytes, cache_init, what + ": invalid cache geometry");
 }
 
 void CacheCtrl::fill_write_back(MemReq &req, int32_t idx, int requester, const uint32_t *writers) const

@@ -11,6 +11,7 @@
 #include <vector>
 #include <systemc>
 #include <tlm>
+#include "cores_util.h"
 #include "config.h"
 #include "mem_proto.h"
 #include "timed_queue.h"
@@ -53,7 +54,7 @@ public:
 
 private:
     void fill_write_back(MemReq &req, int32_t idx, int requester, const uint32_t *writers) const;
-    std::vector<uint64_t> mem_;
+    CoreState<cache, cache_cfg> mem_;
     cache *c_;
     uint32_t lb_;
 };

@@ -20,11 +20,18 @@ class CoreState {
 public:
     CoreState(const Cfg &c, size_t (*bytes)(const Cfg *), int (*init)(void *, const Cfg *), const std::string &what)
     {
+        make(c, bytes, init, what);
+    }
+    // Empty until make() (for a wrapper that computes the core's config in its constructor body).
+    CoreState() = default;
+    Core *make(const Cfg &c, size_t (*bytes)(const Cfg *), int (*init)(void *, const Cfg *), const std::string &what)
+    {
         const size_t n = bytes(&c);
         if (n == 0) throw ConfigError(what);
         mem_.assign(n / 8 + 1, 0);
         if (init(mem_.data(), &c) != 0) throw ConfigError(what);
         p_ = reinterpret_cast<Core *>(mem_.data());
+        return p_;
     }
     CoreState(const CoreState &) = delete;
     CoreState &operator=(const CoreState &) = delete;

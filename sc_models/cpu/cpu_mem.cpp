@@ -9,9 +9,7 @@ TagCache::TagCache(const cache_cfg &c, const std::string &what)
     const size_t b = cache_bytes(&c);
     if (!b) throw ConfigError(what + ": invalid cache geometry (" + std::to_string(c.size_bytes) + " B, " +
                               std::to_string(c.line_bytes) + " B lines, " + std::to_string(c.assoc) + " ways)");
-    mem_.resize((b + 7) / 8);
-    if (cache_init(mem_.data(), &c) != 0) throw ConfigError(what + ": invalid cache geometry");
-    c_ = reinterpret_cast<cache *>(mem_.data());
+    c_ = mem_.make(c, cache_bytes, cache_init, what + ": invalid cache geometry");
 }
 
 // ---- L2 ----------------------------------------------------------------------------------------

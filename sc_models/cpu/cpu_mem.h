@@ -17,6 +17,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include "cores_util.h"
 #include "cpu_cfg.h"
 #include "mem_proto.h"
 #include "stats.h"
@@ -34,7 +35,7 @@ public:
     const cache *get() const { return c_; }
 
 private:
-    std::vector<uint64_t> mem_;
+    CoreState<cache, cache_cfg> mem_;
     cache *c_;
 };
 

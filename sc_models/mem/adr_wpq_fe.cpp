@@ -1,6 +1,7 @@
 // Front end `adr_wpq`: the ADR write-pending queue (cores/adr_wpq.h). A write is durable, and
 // acknowledged, once the queue accepts it; it drains to the device in FIFO order; reads of a line
 // still queued are served from the queue.
+#include "cores_util.h"
 #include "write_queue.h"
 #include <vector>
 #include "mem_ctrl.h"
@@ -19,9 +20,7 @@ public:
         qc.entries = p.config().wpq_entries;
         qc.line_bytes = p.config().line_bytes;
         qc.hit_latency_ps = p.config().wpq_hit_ps;
-        mem_.resize((adr_wpq_bytes(&qc) + 7) / 8);
-        if (adr_wpq_init(mem_.data(), &qc) != 0) throw ConfigError("nvm.wpq_entries: invalid ADR write-pending queue size");
-        q_ = reinterpret_cast<adr_wpq *>(mem_.data());
+        q_ = mem_.make(qc, adr_wpq_bytes, adr_wpq_init, "nvm.wpq_entries: invalid ADR write-pending queue size");
     }
     uint64_t write(uint64_t t, const McWrite &w) override
     {
@@ -41,7 +40,7 @@ public:
 
 private:
     McPort &port_;
-    std::vector<uint64_t> mem_;
+    CoreState<adr_wpq, adr_wpq_cfg> mem_;
     adr_wpq *q_;
 };
 

@@ -37,6 +37,7 @@
 // it in per-line issue order (the completion the write is acknowledged at) and records it for the
 // floors. The core's line table has broi.mc_queue_entries + banks slots, more than the writes
 // this front end can have in flight.
+#include "cores_util.h"
 #include "broi_sched_fe.h"
 #include "fe_tuning.h"
 #include "mem_ctrl.h"
@@ -135,11 +136,10 @@ public:
         bc.lines = fc.mc_entries + bc.banks;
         bc.line_bits = 64;
         bc.time_bits = 64;
-        mem_.resize((broi_sched_bytes(&bc) + 7) / 8);
-        if (mem_.empty() || broi_sched_init(mem_.data(), &bc) != 0 || bc.units > (1u << bc.tag_bits))
-            throw ConfigError("broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
-                              "broi.units 1..16 and <= 2^broi.tag_bits, barrier registers 1..2)");
-        s_ = reinterpret_cast<broi_sched *>(mem_.data());
+        const std::string bad = "broi front end: invalid configuration (broi.local_entries + broi.remote_entries <= 32, "
+                                "broi.units 1..16 and <= 2^broi.tag_bits, barrier registers 1..2)";
+        if (bc.units > (1u << bc.tag_bits)) throw ConfigError(bad);
+        s_ = mem_.make(bc, broi_sched_bytes, broi_sched_init, bad);
         period_ = fc.period_ps;
         mc_entries_ = fc.mc_entries;
         const uint32_t n = broi_sched_entries(s_);
@@ -330,7 +330,7 @@ private:
     }
 
     McPort &port_;
-    std::vector<uint64_t> mem_;
+    CoreState<broi_sched, broi_sched_cfg> mem_;
     broi_sched *s_;
     std::vector<Entry> ent_;
     std::vector<broi_issue> issue_;

@@ -17,6 +17,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include "cores_util.h"
 #include "config.h"
 #include "mem_proto.h"
 #include "stats.h"
@@ -101,7 +102,7 @@ private:
                  uint32_t lb, int requester, const uint32_t *writers);
 
     MemCtrlCfg cfg_;
-    std::vector<uint64_t> core_mem_;   // storage of the nvm core (8-byte aligned)
+    CoreState<nvm, nvm_cfg> core_mem_;   // the nvm core's state
     nvm *dev_;
     std::unique_ptr<WriteQueue> fe_;
     mem_image *img_;

@@ -16,6 +16,7 @@
 // Draining is paced by the device: an entry leaves the queue (and frees its slot) no sooner than
 // 8 B / (this controller's share of nvm.write_bw_gbps) after the previous one, so a queue whose
 // device cannot keep up fills and back-pressures the persist paths, as the ADR WPQ does.
+#include "cores_util.h"
 #include "wpq_gate_fe.h"
 #include "fe_tuning.h"
 #include "mem_ctrl.h"
@@ -66,11 +67,9 @@ public:
         gc.line_words = p.config().line_bytes / 8;
         gc.pf_wait = 1;
         if (p.config().tuning) p.config().tuning->apply(gc);      // the persistency model's settings
-        mem_.resize((wpq_gate_bytes(&gc) + 7) / 8);
-        if (mem_.empty() || wpq_gate_init(mem_.data(), &gc) != 0)
-            throw ConfigError("wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
-                              "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
-        g_ = reinterpret_cast<wpq_gate *>(mem_.data());
+        g_ = mem_.make(gc, wpq_gate_bytes, wpq_gate_init,
+                       "wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
+                       "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
         // Entries leave the queue no faster than the device writes them: one 8-byte entry per
         // 8 B / (this controller's write bandwidth); until then they hold their WPQ slot.
         const double gbps = p.config().dev.write_gbps;
@@ -270,7 +269,7 @@ private:
     uint32_t rid_mask() const { return (uint32_t)((1ull << wpq_gate_config(g_)->rid_bits) - 1); }
 
     McPort &port_;
-    std::vector<uint64_t> mem_;
+    CoreState<wpq_gate, wpq_gate_cfg> mem_;
     wpq_gate *g_;
     // Writes and boundaries not yet in the queue, per persist path (requester): each path is in
     // order (a boundary waits behind its own path's writes), paths do not block each other.

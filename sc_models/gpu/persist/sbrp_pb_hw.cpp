@@ -1,5 +1,6 @@
 // The SBRP persist buffer beside an L1 (model `sbrp`, persist/sbrp.cpp): the SystemC side of the
 // `sbrp_pb` core (cores/sbrp_pb.h, the block the RTL co-simulation checks).
+#include "cores_util.h"
 #include "persist/sbrp_pb_hw.h"
 #include <sstream>
 #include <vector>
@@ -60,10 +61,8 @@ public:
         pc.entries = (uint32_t)e;
         pc.warps = l1.gpu_cfg().max_warps_per_sm;
         pc.lines = lines;
-        mem_.resize((sbrp_pb_bytes(&pc) + 7) / 8);
-        if (sbrp_pb_init(mem_.data(), &pc) != 0)
-            throw ConfigError("persist: invalid persist-buffer configuration (persist.pb_entries / pb_coverage_pct)");
-        pb_ = reinterpret_cast<sbrp_pb *>(mem_.data());
+        pb_ = mem_.make(pc, sbrp_pb_bytes, sbrp_pb_init,
+                        "persist: invalid persist-buffer configuration (persist.pb_entries / pb_coverage_pct)");
         hist_.init(pc.entries);
     }
 
@@ -156,7 +155,7 @@ public:
 private:
     L1 &l1_;
     cache *cache_;
-    std::vector<uint64_t> mem_;
+    CoreState<sbrp_pb, sbrp_pb_cfg> mem_;
     sbrp_pb *pb_;
     OccupancyHist hist_;
     uint32_t actr_mirror_ = 0;
