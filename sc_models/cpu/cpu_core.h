@@ -75,7 +75,6 @@ public:
 
     // CpuPathHost
     void wake_if(uint32_t waits, uint64_t at) override;
-    const char *host_name() const override { return name(); }
 
 private:
     void step();

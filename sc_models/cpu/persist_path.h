@@ -49,7 +49,6 @@ public:
     virtual ~CpuPathHost() = default;
     // Wake the core at `at` (>= now) if it waits for one of `waits` (a bit per CpuWait).
     virtual void wake_if(uint32_t waits, uint64_t at) = 0;
-    virtual const char *host_name() const = 0;
 };
 constexpr uint32_t wait_bit(CpuWait w) { return 1u << (uint32_t)w; }
 constexpr uint32_t kPcSlot = 63;      // the PC store's checkpoint slot (cores/region_seq.h RSEQ_PC_SLOT)

@@ -24,6 +24,8 @@ public:
     SC_HAS_PROCESS(PathWires);
     PathWires(const CpuPathSite &s, const CpuCfg &c, PmControllers &pm, uint32_t wire_bytes);
     void on_late_accept(uint64_t token, uint64_t at) override { free_slot(token, at); }
+    // The next buffer slot freed by an acknowledgement (when a refused store or victim may retry).
+    uint64_t victim_retry_at() const override { return frees_.empty() ? UINT64_MAX : frees_.next_at(); }
 
 protected:
     // One item on the path.

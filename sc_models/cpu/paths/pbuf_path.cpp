@@ -40,7 +40,6 @@ public:
     void store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t) override;
     void load(uint64_t line) override;
     bool order(uint64_t t, PathStall *s) override;
-    uint64_t victim_retry_at() const override { return frees_.empty() ? UINT64_MAX : frees_.next_at(); }
     bool idle() const override { return wires_idle() && pbuf_count(pb_.get()) == 0; }
     void power_off() override { off_ = true; }
     std::string describe() const override;
@@ -73,7 +72,7 @@ private:
     std::unordered_map<uint64_t, uint64_t> ready_;
     uint64_t ack_back_at_ = 0;
     int64_t sync_wait_seq_ = -1;
-    uint64_t barriers_ = 0, sync_waits_ = 0;
+    uint64_t barriers_ = 0;
 };
 
 class PbufPersistence : public CpuPersistence {
@@ -225,7 +224,6 @@ bool PbufPath::order(uint64_t t, PathStall *s)
     }
     if (remote_ && cfg_.rdma_sync && pbuf_last_store(pb_.get()) != UINT64_MAX) {
         sync_wait_seq_ = (int64_t)pbuf_last_store(pb_.get());   // wait for this rdma_pwrite's persist ACK
-        ++sync_waits_;
     }
     return true;
 }

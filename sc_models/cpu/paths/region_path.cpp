@@ -41,7 +41,6 @@ public:
     void store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t) override;
     bool durable_point(PathStall *s) override;
     int32_t victim(cache *c, uint64_t line, uint64_t t) override;
-    uint64_t victim_retry_at() const override { return frees_.empty() ? UINT64_MAX : frees_.next_at(); }
     bool idle() const override { return q_.empty() && wires_idle(); }
     void power_off() override;
     std::string describe() const override;
