@@ -85,7 +85,9 @@ void load_program(const RunSpec &s, Loaded &L)
 
 std::string auto_name(const RunSpec &s, uint64_t size)
 {
-    std::string src = s.trace.empty() ? s.workload : fs::path(s.trace).stem().string();
+    fs::path tp(s.trace);
+    if (tp.extension() == ".zst") tp = tp.stem();   // x.trace.zst names its runs like x.trace
+    std::string src = s.trace.empty() ? s.workload : tp.stem().string();
     std::ostringstream o;
     const SystemCfg sc = SystemCfg::from(s.cfg);
     o << s.model << "-" << sc.placement << (sc.eadr ? "-eadr" : "") << "-" << src;
