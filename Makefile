@@ -59,7 +59,7 @@ demo: build
 	$(PYTHON) scripts/demo.py --persim $(PERSIM) --out results/demo
 
 bench: build
-	$(PYTHON) scripts/bench.py --persim $(PERSIM)
+	$(PYTHON) scripts/bench.py --persim $(PERSIM) $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san

@@ -31,6 +31,7 @@ import csv
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -309,6 +310,7 @@ def main(argv=None):
     failed = []
     for ev, sweeps, n, todo, est in todo_evals:
         e0 = time.time()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         with open(os.path.join(log_dir, ev[0] + ".log"), "w") as log:
             if ev[3]:
                 cmd = [a.python, os.path.join(ROOT, ev[1]), "--persim", a.persim] + (["--force"] if a.force else [])
@@ -317,13 +319,15 @@ def main(argv=None):
             else:
                 rc = run_eval(a, ev, sweeps, prog, log)
         wall = time.time() - e0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)   # the script and every run it waited for
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         status = "ok" if rc == 0 else f"exit {rc}"
         if rc != 0:
             failed.append(ev[0])
-        print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall, {todo} of {n} points run "
+        print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {todo} of {n} points run "
               f"(log: {os.path.relpath(os.path.join(log_dir, ev[0] + '.log'), ROOT)})", file=sys.stderr, flush=True)
         record["evaluations"][ev[0]] = {
-            "status": status, "wall_s": round(wall, 1), "points": n, "points_run": todo,
+            "status": status, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "points": n, "points_run": todo,
             "estimated_cpu_s": round(est, 1), "tier": a.tier, "jobs": jobs, "persim_mtime": stamp,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
         write_record(rec_path, record, a, time.time() - t0, total_todo)
@@ -338,11 +342,13 @@ def main(argv=None):
 
 def write_record(path, record, a, wall, points_run, final=False):
     """results/figures-all.json: this invocation (wall time, points run) and every evaluation's last
-    run; sum_eval_wall_s adds the evaluations' last wall times (a whole pass when every one ran in full)."""
+    run (wall seconds, CPU seconds of the script and its runs: user + sys, far less sensitive to other
+    users' load); sum_eval_wall_s / sum_eval_cpu_s add them up (a whole pass when every one ran in full)."""
     evs = record.get("evaluations", {})
     record["last_run"] = {"wall_s": round(wall, 1), "points_run": points_run, "tier": a.tier, "jobs": a.jobs,
                           "finished": final, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     record["sum_eval_wall_s"] = round(sum(e.get("wall_s", 0) for e in evs.values()), 1)
+    record["sum_eval_cpu_s"] = round(sum(e.get("cpu_s", 0) for e in evs.values()), 1)
     record["all_points_run_in_last_pass"] = all(e.get("points_run") == e.get("points") for e in evs.values())
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = path + ".tmp"
