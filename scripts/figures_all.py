@@ -102,7 +102,7 @@ def host_seconds_sum(out_dirs):
     return tot, n
 
 
-def calibration(ev_out, sweeps):
+def calibration(ev_out, out_dirs):
     """Wall seconds x jobs per host second of the evaluation's last full run (its timing.json, when it
     ran every point), at least 1; 1 when unknown. The
     runs' host_seconds leave out process start-up, workload generation and output, which is most of a
@@ -114,14 +114,16 @@ def calibration(ev_out, sweeps):
     # the scripts record on their own only a full (forced) run; figures-all records every run, with its points
     if t.get("via") and not (t.get("points") and t.get("points_run") == t.get("points")):
         return 1.0
-    host, n = host_seconds_sum([os.path.join(s.get("cwd") or ROOT, s["out"]) for s in sweeps])
+    host, n = host_seconds_sum(out_dirs)
     if host <= 0 or "wall_s" not in t:
         return 1.0
     return max(1.0, t["wall_s"] * max(1, t.get("jobs", 1)) / host)
 
 
-def count(a, sweep):
-    """(points, to run, estimated host seconds of the ones to run) of one sweep: `persim sweep --dry-run`."""
+def count(a, sweep, fallback_out=None):
+    """(points, to run, estimated host seconds of the ones to run) of one sweep: `persim sweep --dry-run`.
+    The host seconds per point come from the sweep's last sweep.csv, else from fallback_out's (the
+    default results of the same sweep, when --out-root points elsewhere)."""
     cwd = sweep.get("cwd") or ROOT
     out = os.path.join(cwd, sweep["out"])
     cmd = [a.persim, "sweep", sweep["spec"], "--out", sweep["out"], "--dry-run"] + (["--force"] if a.force else [])
@@ -131,6 +133,8 @@ def count(a, sweep):
         raise RuntimeError(f"persim sweep --dry-run {sweep['spec']}: exit {p.returncode}: {p.stderr.strip()[-500:]}")
     n, todo = int(m.group(1)), int(m.group(2))
     per = mean_host_seconds(out)
+    if per is None and fallback_out:
+        per = mean_host_seconds(fallback_out)
     return n, todo, todo * (per if per is not None else DEFAULT_SECONDS_PER_POINT)
 
 
@@ -275,10 +279,17 @@ def main(argv=None):
             continue
         sweeps = []
         for s in plan(a, ev):
-            n, todo, est = count(a, s)
-            sweeps.append(dict(s, points=n, todo=todo, est=est))
+            fb = None
+            if a.out_root:   # the same sweep in the evaluation's default results directory
+                rel = os.path.relpath(os.path.join(s.get("cwd") or ROOT, s["out"]), os.path.join(ROOT, a.out_root, ev[0]))
+                fb = os.path.join(ROOT, ev[2], rel)
+            n, todo, est = count(a, s, fb)
+            sweeps.append(dict(s, points=n, todo=todo, est=est, fb=fb))
         ev_out = os.path.join(ROOT, a.out_root, ev[0]) if a.out_root else os.path.join(ROOT, ev[2])
-        k = calibration(ev_out, sweeps)
+        dirs = [os.path.join(s.get("cwd") or ROOT, s["out"]) for s in sweeps]
+        if not os.path.exists(os.path.join(ev_out, "timing.json")):   # --out-root without a run yet
+            ev_out, dirs = os.path.join(ROOT, ev[2]), [s["fb"] or d for s, d in zip(sweeps, dirs)]
+        k = calibration(ev_out, dirs)
         for s in sweeps:
             s["est"] *= k
             s["per_point"] = s["est"] / s["todo"] if s["todo"] else 0.0
