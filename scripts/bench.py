@@ -446,6 +446,14 @@ def bench_figures(a, report):
         r = json.load(open(path))
     except (OSError, ValueError):
         note = f"no record: {os.path.relpath(path, REPO)} is missing (run `make figures-all`)"
+        # the estimate `make figures-all-plan` prints (counts points, reads their last host seconds; runs nothing)
+        p = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "figures_all.py"), "--persim",
+                            os.path.abspath(a.persim), "--dry-run", "-j", "2"], capture_output=True, text=True, cwd=REPO)
+        tot = [ln for ln in p.stderr.splitlines() if ln.startswith("total")]
+        if p.returncode == 0 and tot:
+            f = tot[-1].split()
+            note += (f"; `make figures-all-plan`: {f[2]} of {f[1]} points to run, {f[3]} of run time by the points' last runs "
+                     f"times, {' '.join(f[4:]).strip('()')}")
         print("\nfigures-all: " + note)
         report["figures"] = (note, [note + "."])
         return 0

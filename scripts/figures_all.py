@@ -270,11 +270,11 @@ def main(argv=None):
     stamp = persim_stamp(a.persim)
     todo_evals, total_n, total_todo, total_est = [], 0, 0, 0.0
     print(f"figures-all: tier {a.tier}, -j {a.jobs}; counting the points ...", file=sys.stderr, flush=True)
-    print(f"{'evaluation':16s} {'sweeps':>6s} {'points':>7s} {'to run':>7s} {'est. CPU':>9s}  note", file=sys.stderr)
+    print(f"{'evaluation':16s} {'sweeps':>6s} {'points':>7s} {'to run':>7s} {'est. run s':>10s}  note", file=sys.stderr)
     for ev in evals:
         if ev[3]:      # the real programs: no sweeps (traces are recorded and run by the script)
             todo_evals.append((ev, [], 0, 0, 0.0))
-            print(f"{ev[0]:16s} {'-':>6s} {'-':>7s} {'-':>7s} {'-':>9s}  not counted (records traces first)",
+            print(f"{ev[0]:16s} {'-':>6s} {'-':>7s} {'-':>7s} {'-':>10s}  not counted (records traces first)",
                   file=sys.stderr)
             continue
         sweeps = []
@@ -300,14 +300,14 @@ def main(argv=None):
         skip = (todo == 0 and not a.redraw and not a.force and prev.get("status") == "ok" and
                 prev.get("tier") == a.tier and prev.get("persim_mtime") == stamp)
         note = "done (recorded), skipped" if skip else ("nothing left to run: redraw only" if todo == 0 else "")
-        print(f"{ev[0]:16s} {len(sweeps):6d} {n:7d} {todo:7d} {fmt_dur(est):>9s}  {note}", file=sys.stderr)
+        print(f"{ev[0]:16s} {len(sweeps):6d} {n:7d} {todo:7d} {fmt_dur(est):>10s}  {note}", file=sys.stderr)
         total_n += n
         if not skip:
             todo_evals.append((ev, sweeps, n, todo, est))
             total_todo += todo
             total_est += est
     jobs = max(1, a.jobs)
-    print(f"{'total':16s} {'':6s} {total_n:7d} {total_todo:7d} {fmt_dur(total_est):>9s}  "
+    print(f"{'total':16s} {'':6s} {total_n:7d} {total_todo:7d} {fmt_dur(total_est):>10s}  "
           f"(~{fmt_dur(total_est / jobs)} wall at -j {jobs} if the runs keep their last speed)", file=sys.stderr,
           flush=True)
     if a.dry_run:
