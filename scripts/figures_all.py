@@ -323,10 +323,15 @@ def main(argv=None):
         e0 = time.time()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         with open(os.path.join(log_dir, ev[0] + ".log"), "w") as log:
-            if ev[3]:
-                cmd = [a.python, os.path.join(ROOT, ev[1]), "--persim", a.persim] + (["--force"] if a.force else [])
-                print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
-                rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+            if ev[3]:      # as `make figures-real`: the tracer and the PMDK programs first
+                build = ["cmake", "--build", os.path.dirname(a.persim), "-j", str(jobs), "--target", "persim-vgtrace",
+                         "pmdk_ds"]
+                cmd = [a.python, os.path.join(ROOT, ev[1]), "--persim", a.persim] + (["--force"] if a.force else []) + \
+                    (["--out", os.path.join(a.out_root, ev[0])] if a.out_root else [])
+                rc = 0
+                for c in (build, cmd):
+                    print("+ " + " ".join(c), file=sys.stderr, flush=True)
+                    rc = rc or subprocess.run(c, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT).returncode
             else:
                 rc = run_eval(a, ev, sweeps, prog, log)
         wall = time.time() - e0
