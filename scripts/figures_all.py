@@ -211,26 +211,34 @@ def run_eval(a, ev, sweeps, prog, log):
     cmd = script_cmd(a, ev, ["--record-timing"] + (["--force"] if a.force else []))
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, bufsize=1)
-    cur = None
-    for line in p.stdout:
-        log.write(line)
-        if a.verbose:
-            sys.stderr.write(line)
-        if line.startswith("+ ") and " sweep " in line:
-            parts = line.split()
-            spec = parts[parts.index("sweep") + 1]
-            cur = os.path.splitext(os.path.basename(spec))[0]
-            prog.start_sweep(f"{ev[0]} {cur}", per.get(cur, DEFAULT_SECONDS_PER_POINT))
-        m = SWEEP_LINE.search(line)
-        if m:
-            prog.sweep_progress(int(m.group(1)) - int(m.group(3)))
-            prog.tick()
-        m = SWEEP_END.search(line)
-        if m:
-            prog.end_sweep(int(m.group(3)))
-            prog.tick(force=True)
-        elif line.startswith("[sweep] FAILED") or "Traceback" in line:
-            sys.stderr.write(line)
+    try:
+        cur = None
+        for line in p.stdout:
+            log.write(line)
+            if a.verbose:
+                sys.stderr.write(line)
+            if line.startswith("+ ") and " sweep " in line:
+                parts = line.split()
+                spec = parts[parts.index("sweep") + 1]
+                cur = os.path.splitext(os.path.basename(spec))[0]
+                prog.start_sweep(f"{ev[0]} {cur}", per.get(cur, DEFAULT_SECONDS_PER_POINT))
+            m = SWEEP_LINE.search(line)
+            if m:
+                prog.sweep_progress(int(m.group(1)) - int(m.group(3)))
+                prog.tick()
+            m = SWEEP_END.search(line)
+            if m:
+                prog.end_sweep(int(m.group(3)))
+                prog.tick(force=True)
+            elif line.startswith("[sweep] FAILED") or "Traceback" in line:
+                sys.stderr.write(line)
+    except KeyboardInterrupt:        # stop the script and its sweeps; finished points stay done
+        p.terminate()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+        raise
     return p.wait()
 
 
@@ -333,11 +341,14 @@ def main(argv=None):
                     print("+ " + " ".join(c), file=sys.stderr, flush=True)
                     rc = rc or subprocess.run(c, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT).returncode
             else:
-                rc = run_eval(a, ev, sweeps, prog, log)
+                try:
+                    rc = run_eval(a, ev, sweeps, prog, log)
+                except KeyboardInterrupt:
+                    rc = 130
         wall = time.time() - e0
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)   # the script and every run it waited for
         cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-        status = "ok" if rc == 0 else f"exit {rc}"
+        status = "ok" if rc == 0 else "interrupted" if rc == 130 else f"exit {rc}"
         if rc != 0:
             failed.append(ev[0])
         print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {todo} of {n} points run "
@@ -347,6 +358,9 @@ def main(argv=None):
             "estimated_cpu_s": round(est, 1), "tier": a.tier, "jobs": jobs, "persim_mtime": stamp,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
         write_record(rec_path, record, a, time.time() - t0, total_todo)
+        if rc == 130:
+            print("[figures-all] interrupted: run it again to resume (points finished are kept)", file=sys.stderr)
+            return 130
     prog.tick(force=True)
     total = time.time() - t0
     write_record(rec_path, record, a, total, total_todo, final=True)

@@ -182,6 +182,21 @@ def test_driver():
         assert new and all("--plan" in ln for ln in new), new
         assert len(lines(runs)) == 7
 
+        # Ctrl-C during an evaluation: exit 130, recorded as interrupted, resumable (nothing else lost)
+        real = FA.run_eval
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+        FA.run_eval = interrupted
+        try:
+            rc, err = run_driver(base + ["--redraw"], env)
+        finally:
+            FA.run_eval = real
+        assert rc == 130 and "interrupted: run it again to resume" in err, (rc, err)
+        assert json.load(open(rec))["evaluations"]["fake"]["status"] == "interrupted"
+        rc, err = run_driver(base, env)       # not skipped: the record no longer says ok; nothing left to run
+        assert rc == 0 and "nothing left to run: redraw only" in err and len(lines(runs)) == 7, err
+
         # --force: every point again, the README then says all ran
         rc, err = run_driver(base + ["--force"], env)
         assert rc == 0, err
