@@ -84,6 +84,8 @@ def main():
     ap.add_argument("--baseline", default=DEFAULT_BASELINE,
                     help=f"revision to compare against (default {DEFAULT_BASELINE}, before issue 23's speed work)")
     ap.add_argument("--baseline-persim", default="", help="an already built baseline binary (skips the build)")
+    ap.add_argument("--baseline-label", default="", help="the baseline's name in the tables (default: the "
+                    "revision, or the --baseline-persim path)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per run and binary in the comparison (median)")
     ap.add_argument("--parts", default=",".join(PARTS), help="comma-separated parts (default: %(default)s)")
     ap.add_argument("--no-compare", action="store_true", help="skip the before/after comparison")
@@ -238,7 +240,7 @@ def bench_compare(a, report):
     if not base or not os.path.exists(base):
         report["compare"] = (f"FAILED: no baseline binary ({a.baseline})", [])
         return 1
-    who_base = a.baseline_persim or a.baseline
+    who_base = a.baseline_label or a.baseline_persim or a.baseline
     cur = os.path.abspath(a.persim)
     config = os.path.abspath(a.config)
     # every compared run: (name, system, model, workload, size, command builder for a binary and an output directory)
