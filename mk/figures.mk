@@ -79,7 +79,8 @@ figures-matrix: build
 #   make figures-all                   the quick tier (today's sizes; what CI runs)
 #   make figures-all TIER=paper        paper-like scale where a script defines it (its TIERS table)
 #   make figures-all-plan              count the points still to run and estimate the time; run nothing
-#   make figures-all FIGALL_ARGS='--only lightwsp --with-real --redraw --force -v'   (see the script's help)
+#   make figures-all FIGALL_ARGS='--only lightwsp --with-real --redraw --force --evals-at-once 2 -v'
+#                                      (see the script's help)
 .PHONY: figures-all figures-all-plan
 TIER        ?= quick
 FIGALL_JOBS ?= $(JOBS)

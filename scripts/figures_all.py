@@ -31,9 +31,9 @@ import csv
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,9 +58,9 @@ def fmt_dur(s):
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
 
 
-def script_cmd(a, ev, extra):
+def script_cmd(a, ev, extra, jobs=None):
     name, script, _, _ = ev
-    cmd = [a.python, os.path.join(ROOT, script), "--persim", a.persim, "-j", str(a.jobs), "--tier", a.tier] + extra
+    cmd = [a.python, os.path.join(ROOT, script), "--persim", a.persim, "-j", str(jobs or a.jobs), "--tier", a.tier] + extra
     if a.out_root:
         cmd += ["--out", os.path.join(a.out_root, name)]
     return cmd
@@ -154,40 +154,51 @@ def persim_stamp(persim):
 
 class Progress:
     """Overall progress over every evaluation: points finished of the points to run, and an ETA from
-    the estimated seconds of what is left, scaled by actual/estimated on what is done."""
+    the estimated seconds of what is left, scaled by actual/estimated on what is done. Evaluations
+    running at the same time (--evals-at-once) each have their running sweep (key)."""
 
     def __init__(self, total_todo, total_est, jobs, out=None, every=5.0, clock=time.time):
         self.todo, self.est, self.jobs = total_todo, total_est, max(1, jobs)
         self.done = 0              # points finished in completed sweeps
         self.done_est = 0.0        # their estimated seconds
-        self.cur = 0               # points finished in the running sweep
-        self.cur_per = 0.0         # estimated seconds per point of the running sweep
+        self.cur = {}              # key -> points finished in its running sweep
+        self.cur_per = {}          # key -> estimated seconds per point of its running sweep
+        self.what = {}             # key -> what it runs
         self.out, self.every, self.clock = out, every, clock
         self.t0 = clock()
         self.last = -1e9
-        self.what = ""
+        self.lock = threading.Lock()
 
-    def start_sweep(self, what, per_point):
-        self.what, self.cur, self.cur_per = what, 0, per_point
+    def start_sweep(self, what, per_point, key=""):
+        with self.lock:
+            self.what[key], self.cur[key], self.cur_per[key] = what, 0, per_point
 
-    def sweep_progress(self, finished):
-        self.cur = finished
+    def sweep_progress(self, finished, key=""):
+        with self.lock:
+            self.cur[key] = finished
 
-    def end_sweep(self, ran):
-        self.done += ran
-        self.done_est += ran * self.cur_per
-        self.cur = 0
+    def end_sweep(self, ran, key=""):
+        with self.lock:
+            self.done += ran
+            self.done_est += ran * self.cur_per.get(key, 0.0)
+            self.cur[key] = 0
+
+    def finish(self, key=""):
+        """The evaluation key ended: its running sweep leaves the line."""
+        with self.lock:
+            for d in (self.what, self.cur, self.cur_per):
+                d.pop(key, None)
 
     def points(self):
-        return self.done + self.cur
+        return self.done + sum(self.cur.values())
 
     def eta(self):
         """Seconds left (None before any point finished)."""
         el = self.clock() - self.t0
-        est_done = self.done_est + self.cur * self.cur_per
+        est_done = self.done_est + sum(n * self.cur_per.get(k, 0.0) for k, n in self.cur.items())
         if est_done <= 0 or self.points() == 0:
             return None
-        scale = el / est_done       # wall seconds per estimated host second so far (covers -j and load)
+        scale = el / est_done       # wall seconds per estimated run second so far (covers -j and load)
         return max(0.0, (self.est - est_done) * scale)
 
     def line(self):
@@ -195,24 +206,41 @@ class Progress:
         pct = 100.0 * self.points() / self.todo if self.todo else 100.0
         eta = self.eta()
         return (f"[figures-all] {self.points()}/{self.todo} points ({pct:.0f}%), elapsed {fmt_dur(el)}, "
-                f"ETA {'~' + fmt_dur(eta) if eta is not None else '?'}  ({self.what})")
+                f"ETA {'~' + fmt_dur(eta) if eta is not None else '?'}  ({', '.join(self.what.values())})")
 
     def tick(self, force=False):
-        now = self.clock()
-        if force or now - self.last >= self.every:
-            self.last = now
-            print(self.line(), file=self.out or sys.stderr, flush=True)
+        with self.lock:
+            now = self.clock()
+            if force or now - self.last >= self.every:
+                self.last = now
+                print(self.line(), file=self.out or sys.stderr, flush=True)
 
 
-def run_eval(a, ev, sweeps, prog, log):
-    """Runs the evaluation's figure script, its output into log and its sweeps' progress into prog.
-    Returns the script's exit status."""
+def wait_rusage(p):
+    """Waits for the Popen p; (exit status, CPU seconds of it and every descendant it waited for)."""
+    while True:
+        try:
+            _, st, ru = os.wait4(p.pid, 0)
+            break
+        except InterruptedError:
+            continue
+    rc = os.waitstatus_to_exitcode(st)
+    p.returncode = rc
+    return (128 - rc if rc < 0 else rc), ru.ru_utime + ru.ru_stime
+
+
+RUNNING = set()   # the Popen of every script running (stopped on Ctrl-C)
+
+
+def run_eval(a, ev, sweeps, prog, log, jobs):
+    """Runs the evaluation's figure script with -j jobs, its output into log and its sweeps' progress
+    into prog. Returns (exit status, CPU seconds of the script and its runs)."""
     per = {s["name"]: s["per_point"] for s in sweeps}
-    cmd = script_cmd(a, ev, ["--record-timing"] + (["--force"] if a.force else []))
+    cmd = script_cmd(a, ev, ["--record-timing"] + (["--force"] if a.force else []), jobs)
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, bufsize=1)
+    RUNNING.add(p)
     try:
-        cur = None
         for line in p.stdout:
             log.write(line)
             if a.verbose:
@@ -221,25 +249,49 @@ def run_eval(a, ev, sweeps, prog, log):
                 parts = line.split()
                 spec = parts[parts.index("sweep") + 1]
                 cur = os.path.splitext(os.path.basename(spec))[0]
-                prog.start_sweep(f"{ev[0]} {cur}", per.get(cur, DEFAULT_SECONDS_PER_POINT))
+                prog.start_sweep(f"{ev[0]} {cur}", per.get(cur, DEFAULT_SECONDS_PER_POINT), ev[0])
             m = SWEEP_LINE.search(line)
             if m:
-                prog.sweep_progress(int(m.group(1)) - int(m.group(3)))
+                prog.sweep_progress(int(m.group(1)) - int(m.group(3)), ev[0])
                 prog.tick()
             m = SWEEP_END.search(line)
             if m:
-                prog.end_sweep(int(m.group(3)))
+                prog.end_sweep(int(m.group(3)), ev[0])
                 prog.tick(force=True)
             elif line.startswith("[sweep] FAILED") or "Traceback" in line:
                 sys.stderr.write(line)
-    except KeyboardInterrupt:        # stop the script and its sweeps; finished points stay done
-        p.terminate()
+        return wait_rusage(p)
+    finally:
+        RUNNING.discard(p)
+        prog.finish(ev[0])
+
+
+def run_real(a, ev, log, jobs):
+    """The real programs as `make figures-real`: the tracer and the PMDK programs first, then the script."""
+    build = ["cmake", "--build", os.path.dirname(a.persim), "-j", str(jobs), "--target", "persim-vgtrace", "pmdk_ds"]
+    cmd = [a.python, os.path.join(ROOT, ev[1]), "--persim", a.persim] + (["--force"] if a.force else []) + \
+        (["--out", os.path.join(a.out_root, ev[0])] if a.out_root else [])
+    rc, cpu = 0, 0.0
+    for c in (build, cmd):
+        print("+ " + " ".join(c), file=sys.stderr, flush=True)
+        p = subprocess.Popen(c, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        RUNNING.add(p)
         try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-        raise
-    return p.wait()
+            r, t = wait_rusage(p)
+        finally:
+            RUNNING.discard(p)
+        cpu += t
+        if r != 0:
+            return r, cpu
+    return rc, cpu
+
+
+def stop_running():
+    for p in list(RUNNING):
+        try:
+            p.terminate()
+        except OSError:
+            pass
 
 
 def main(argv=None):
@@ -252,6 +304,9 @@ def main(argv=None):
                     ", ".join(e[0] for e in EVALS) + ", real")
     ap.add_argument("--with-real", action="store_true", help="also the real programs (scripts/real_programs.py)")
     ap.add_argument("--force", action="store_true", help="rerun every point")
+    ap.add_argument("--evals-at-once", type=int, default=1,
+                    help="evaluations running at a time, each with JOBS / N runs at a time (longest first); "
+                         "default 1: one after the other with JOBS")
     ap.add_argument("--redraw", action="store_true", help="run every evaluation's script even when nothing is left")
     ap.add_argument("--dry-run", action="store_true", help="count and estimate only")
     ap.add_argument("--record", default="results/figures-all.json", help="the timing record (relative to the repo)")
@@ -321,46 +376,81 @@ def main(argv=None):
     if a.dry_run:
         return 0
 
-    # 2. run, one evaluation after the other, recording as we go (an interrupted run keeps what finished)
+    # 2. run: one evaluation after the other with -j JOBS, or --evals-at-once N at a time with JOBS / N
+    # each (longest estimate first); recording as each ends (an interrupted run keeps what finished)
     os.makedirs(log_dir, exist_ok=True)
     record.setdefault("evaluations", {})
     prog = Progress(total_todo, total_est, jobs)
     t0 = time.time()
     failed = []
-    for ev, sweeps, n, todo, est in todo_evals:
+    lock = threading.Lock()
+    at_once = max(1, min(a.evals_at_once, len(todo_evals)))
+    ev_jobs = max(1, jobs // at_once)
+    queue = sorted(todo_evals, key=lambda t: -t[4]) if at_once > 1 else list(todo_evals)
+    interrupted = threading.Event()
+
+    def one(item):
+        ev, sweeps, n, todo, est = item
+        if interrupted.is_set():
+            return
         e0 = time.time()
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         with open(os.path.join(log_dir, ev[0] + ".log"), "w") as log:
-            if ev[3]:      # as `make figures-real`: the tracer and the PMDK programs first
-                build = ["cmake", "--build", os.path.dirname(a.persim), "-j", str(jobs), "--target", "persim-vgtrace",
-                         "pmdk_ds"]
-                cmd = [a.python, os.path.join(ROOT, ev[1]), "--persim", a.persim] + (["--force"] if a.force else []) + \
-                    (["--out", os.path.join(a.out_root, ev[0])] if a.out_root else [])
-                rc = 0
-                for c in (build, cmd):
-                    print("+ " + " ".join(c), file=sys.stderr, flush=True)
-                    rc = rc or subprocess.run(c, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT).returncode
-            else:
-                try:
-                    rc = run_eval(a, ev, sweeps, prog, log)
-                except KeyboardInterrupt:
-                    rc = 130
+            try:
+                rc, cpu = run_real(a, ev, log, ev_jobs) if ev[3] else run_eval(a, ev, sweeps, prog, log, ev_jobs)
+            except KeyboardInterrupt:     # Ctrl-C in the main thread while it ran this evaluation
+                interrupted.set()
+                stop_running()
+                rc, cpu = 130, 0.0
+        if interrupted.is_set():
+            rc = 130
         wall = time.time() - e0
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)   # the script and every run it waited for
-        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         status = "ok" if rc == 0 else "interrupted" if rc == 130 else f"exit {rc}"
-        if rc != 0:
-            failed.append(ev[0])
-        print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {todo} of {n} points run "
-              f"(log: {os.path.relpath(os.path.join(log_dir, ev[0] + '.log'), ROOT)})", file=sys.stderr, flush=True)
-        record["evaluations"][ev[0]] = {
-            "status": status, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "points": n, "points_run": todo,
-            "estimated_cpu_s": round(est, 1), "tier": a.tier, "jobs": jobs, "persim_mtime": stamp,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+        with lock:
+            if rc != 0:
+                failed.append(ev[0])
+            print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {todo} of {n} points "
+                  f"run (log: {os.path.relpath(os.path.join(log_dir, ev[0] + '.log'), ROOT)})", file=sys.stderr,
+                  flush=True)
+            record["evaluations"][ev[0]] = {
+                "status": status, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "points": n,
+                "points_run": todo, "estimated_run_s": round(est, 1), "tier": a.tier, "jobs": ev_jobs,
+                "persim_mtime": stamp, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            write_record(rec_path, record, a, time.time() - t0, total_todo)
+
+    def worker():
+        while not interrupted.is_set():
+            with lock:
+                if not queue:
+                    return
+                item = queue.pop(0)
+            one(item)
+
+    if at_once == 1:
+        try:
+            for item in queue:
+                one(item)
+                if interrupted.is_set():
+                    break
+        except KeyboardInterrupt:
+            interrupted.set()
+            stop_running()
+    else:
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(at_once)]
+        for t in threads:
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            interrupted.set()
+            stop_running()
+            for t in threads:
+                t.join(60)
+    if interrupted.is_set():
         write_record(rec_path, record, a, time.time() - t0, total_todo)
-        if rc == 130:
-            print("[figures-all] interrupted: run it again to resume (points finished are kept)", file=sys.stderr)
-            return 130
+        print("[figures-all] interrupted: run it again to resume (points finished are kept)", file=sys.stderr)
+        return 130
     prog.tick(force=True)
     total = time.time() - t0
     write_record(rec_path, record, a, total, total_todo, final=True)

@@ -208,9 +208,41 @@ def test_driver():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_two_at_once():
+    """--evals-at-once 2: two evaluations at a time, -j 1 each; every point runs once, both recorded."""
+    tmp = tempfile.mkdtemp(prefix="figures_all_test2_")
+    try:
+        persim, script, specs = os.path.join(tmp, "persim"), os.path.join(tmp, "fake_figures.py"), os.path.join(tmp, "specs")
+        os.makedirs(specs)
+        write_exe(persim, FAKE_PERSIM)
+        write_exe(script, FAKE_SCRIPT)
+        for name, n in (("one", 4), ("two", 3)):
+            json.dump({"name": name, "out": "unused", "points": n}, open(os.path.join(specs, name + ".json"), "w"))
+        count_dir = os.path.join(tmp, "count")
+        os.makedirs(count_dir)
+        env = {"SCRIPTS_DIR": HERE, "FAKE_SPECS": specs, "FAKE_COUNT_DIR": count_dir}
+        FA.EVALS = [("fa", script, os.path.join(tmp, "res", "fa"), False),
+                    ("fb", script, os.path.join(tmp, "res", "fb"), False)]
+        rec = os.path.join(tmp, "figures-all.json")
+        rc, err = run_driver(["--persim", persim, "-j", "2", "--record", rec, "--out-root", os.path.join(tmp, "res"),
+                              "--log-dir", os.path.join(tmp, "logs"), "--evals-at-once", "2"], env)
+        assert rc == 0, err
+        assert len(lines(os.path.join(count_dir, "runs"))) == 14, lines(os.path.join(count_dir, "runs"))
+        assert "[figures-all] 14/14 points (100%)" in err, err
+        r = json.load(open(rec))
+        for e in ("fa", "fb"):
+            assert r["evaluations"][e]["status"] == "ok" and r["evaluations"][e]["jobs"] == 1, r
+            assert r["evaluations"][e]["points_run"] == 7, r
+        runs_of = [ln for ln in lines(os.path.join(count_dir, "scripts")) if "--plan" not in ln]
+        assert len(runs_of) == 2 and all("-j 1" in ln for ln in runs_of), runs_of
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     test_progress()
     test_driver()
+    test_two_at_once()
     print("test_figures_all: ok")
     return 0
 
