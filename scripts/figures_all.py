@@ -164,6 +164,7 @@ class Progress:
         self.cur = {}              # key -> points finished in its running sweep
         self.cur_per = {}          # key -> estimated seconds per point of its running sweep
         self.what = {}             # key -> what it runs
+        self.ran = {}              # key -> points it finished (completed sweeps and the running one)
         self.out, self.every, self.clock = out, every, clock
         self.t0 = clock()
         self.last = -1e9
@@ -175,10 +176,12 @@ class Progress:
 
     def sweep_progress(self, finished, key=""):
         with self.lock:
+            self.ran[key] = self.ran.get(key, 0) + finished - self.cur.get(key, 0)
             self.cur[key] = finished
 
     def end_sweep(self, ran, key=""):
         with self.lock:
+            self.ran[key] = self.ran.get(key, 0) + ran - self.cur.get(key, 0)
             self.done += ran
             self.done_est += ran * self.cur_per.get(key, 0.0)
             self.cur[key] = 0
@@ -206,7 +209,8 @@ class Progress:
         pct = 100.0 * self.points() / self.todo if self.todo else 100.0
         eta = self.eta()
         return (f"[figures-all] {self.points()}/{self.todo} points ({pct:.0f}%), elapsed {fmt_dur(el)}, "
-                f"ETA {'~' + fmt_dur(eta) if eta is not None else '?'}  ({', '.join(self.what.values())})")
+                f"ETA {'~' + fmt_dur(eta) if eta is not None else '?'}" +
+                (f"  ({', '.join(self.what.values())})" if self.what else ""))
 
     def tick(self, force=False):
         with self.lock:
@@ -405,15 +409,16 @@ def main(argv=None):
             rc = 130
         wall = time.time() - e0
         status = "ok" if rc == 0 else "interrupted" if rc == 130 else f"exit {rc}"
+        ran = todo if ev[3] else prog.ran.get(ev[0], 0)   # points this run finished
         with lock:
             if rc != 0:
                 failed.append(ev[0])
-            print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {todo} of {n} points "
+            print(f"[figures-all] {ev[0]}: {status}, {fmt_dur(wall)} wall ({cpu:.0f} CPU s), {ran} of {n} points "
                   f"run (log: {os.path.relpath(os.path.join(log_dir, ev[0] + '.log'), ROOT)})", file=sys.stderr,
                   flush=True)
             record["evaluations"][ev[0]] = {
                 "status": status, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "points": n,
-                "points_run": todo, "estimated_run_s": round(est, 1), "tier": a.tier, "jobs": ev_jobs,
+                "points_run": ran, "estimated_run_s": round(est, 1), "tier": a.tier, "jobs": ev_jobs,
                 "persim_mtime": stamp, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
             write_record(rec_path, record, a, time.time() - t0, total_todo)
 
