@@ -313,7 +313,9 @@ def bench_compare(a, report):
           "CPU s = user + sys seconds of the `persim run` process (start-up included); Mi/s = simulated "
           "instructions (warp instructions on the GPU) per CPU second; speed-up = current Mi/s over the "
           f"baseline's. Verdict: **{verdict}** (geometric mean of the CPU-second ratios {gm:.3f}, of the wall "
-          f"ratios {wgm:.3f}; speed-up per system: {per}). {note}.", ""]
+          f"ratios {wgm:.3f}; speed-up per system: {per}). {note}." +
+          (" With fewer than 3 repetitions on a loaded machine a run's ratio moves by up to ~15% between identical "
+           "binaries." if a.reps < 3 else ""), ""]
     md += md_table(rows[:-2], ["run", "sim_instructions", "baseline_cpu_s", "current_cpu_s", "ratio",
                                "baseline_minstr_per_cpu_s", "current_minstr_per_cpu_s", "speedup"])
     report["compare"] = (f"{verdict}; speed-up {per} (compare.csv)", md)
@@ -454,7 +456,7 @@ def bench_figures(a, report):
         tot = [ln for ln in p.stderr.splitlines() if ln.startswith("total")]
         if p.returncode == 0 and tot:
             f = tot[-1].split()
-            note += (f"; `make figures-all-plan`: {f[2]} of {f[1]} points to run, {f[3]} of run time by the points' last runs "
+            note += (f"; `make figures-all-plan`: {f[2]} of {f[1]} points to run, {f[3]} of run time by the points' last run "
                      f"times, {' '.join(f[4:]).strip('()')}")
         print("\nfigures-all: " + note)
         report["figures"] = (note, [note + "."])
