@@ -583,28 +583,66 @@ TITLES = {"compare": "Before/after: seconds and simulated instructions per secon
           "sbrp-rerun": "SBRP figures rerun from scratch"}
 
 
+def earlier_readme(path):
+    """(side-by-side rows {title: result}, sections {title: lines}) of an earlier README ({} {} if none)."""
+    rows, secs, cur = {}, {}, None
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return rows, secs
+    for ln in lines:
+        if ln.startswith("## "):
+            cur = ln[3:].strip()
+            secs[cur] = []
+            continue
+        if cur == "Side by side" and ln.startswith("| ") and not ln.startswith("| part |"):
+            cells = [c.strip() for c in ln.strip().strip("|").split(" | ")]
+            if len(cells) == 2:
+                rows[cells[0]] = cells[1]
+        elif cur is not None:
+            secs[cur].append(ln)
+    return rows, secs
+
+
 def write_readme(a, report):
-    """results/bench/README.md: the side-by-side summary and a section per part of this run (parts not
-    run this time keep no section: their CSVs, if any, are from an earlier run)."""
+    """results/bench/README.md: the side-by-side summary and a section per part. Parts run this time
+    replace theirs; the other parts of an earlier README are kept, marked as from an earlier run (their
+    CSVs are the earlier run's too)."""
+    path = os.path.join(a.out, "README.md")
+    old_rows, old_secs = earlier_readme(path)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=REPO).stdout.strip()
+    date = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     L = ["# persim simulation speed (`make bench`)", "",
-         f"Written by `scripts/bench.py` at commit `{git}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-         f"on {os.cpu_count()} cores with load average {load:.1f} at the end (the machine is shared: CPU seconds "
-         "and instruction counts compare; wall seconds only within one interleaved run). One CSV per part in this "
-         "directory.", "", "## Side by side", "", "| part | result |", "|---|---|"]
-    for part, (line, _) in report.items():
-        L.append(f"| {TITLES.get(part, part)} | {line} |")
+         f"Last written by `scripts/bench.py` at commit `{git}`, {date}, on {os.cpu_count()} cores with load average "
+         f"{load:.1f} at the end (the machine is shared: CPU seconds and instruction counts compare; wall seconds "
+         "only within one interleaved run). One CSV per part in this directory; a part marked *earlier run* was not "
+         "rerun then.", "", "## Side by side", "", "| part | result |", "|---|---|"]
+    now = {TITLES.get(part, part): (line, md) for part, (line, md) in report.items()}
+    order = [TITLES[k] for k in TITLES] + [t for t in list(old_rows) + list(now) if t not in TITLES.values()]
+    kept = []
+    for t in dict.fromkeys(order):
+        if t in now:
+            L.append(f"| {t} | {now[t][0]} |")
+        elif t in old_rows:
+            r = old_rows[t]
+            L.append(f"| {t} | {r if r.startswith('*earlier run*') else '*earlier run*: ' + r} |")
+            kept.append(t)
     L += ["", "What the numbers show: the compare part says whether the current tree simulates faster than the "
           "baseline on the same runs (speed-up > 1 is faster; the cpu rows are the LightWSP and BROI models on "
           "their workloads, the GPU rows SBRP's); the GPU and co-simulation parts give absolute rates of the current "
           "tree; check gives the cost of the functional checker and of crash testing; figures the time of every "
           "paper's evaluation in one command; instructions (when run) the load-independent cost per simulated "
           "instruction that the issue's targets are stated in.", ""]
-    for part, (line, md) in report.items():
-        if md:
-            L += [f"## {TITLES.get(part, part)}", ""] + md + [""]
-    with open(os.path.join(a.out, "README.md"), "w") as f:
+    for t in dict.fromkeys(order):
+        if t in now and now[t][1]:
+            L += [f"## {t}", ""] + now[t][1] + [""]
+        elif t in kept and t in old_secs:
+            body = old_secs[t]
+            while body and not body[-1].strip():
+                body = body[:-1]
+            L += [f"## {t}"] + body + [""]
+    with open(path, "w") as f:
         f.write("\n".join(L))
 
 
