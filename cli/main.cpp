@@ -277,7 +277,7 @@ int cmd_trace(const Args &a)
     if (!wl) die("unknown workload '" + a.workload + "' (see persim list workloads)");
     wl_params prm{};
     const SystemCfg sc = SystemCfg::from(c);
-    prm.size = sc.workload_size ? sc.workload_size : a.size == "small" ? wl->small_size : wl->default_size;
+    prm.size = sc.size_of(wl->default_size, wl->small_size, a.size == "small");
     prm.seed = sc.seed;
     system_of(c).workload_params(c, &prm);
     prm.pm_base = sc.pm_base;
