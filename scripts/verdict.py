@@ -543,5 +543,11 @@ def run_sweeps(a, specs, overrides=None):
         os.makedirs(os.path.join(a.out, "raw"), exist_ok=True)
     items = [(n, tier_spec(os.path.join(a.specs, n + ".json"), n, os.path.join(a.out, "raw"),
                            getattr(a, "tier", "quick"), overrides), os.path.join(a.out, "raw", n))
-             for n in specs if not (a.only and n not in a.only)]
+             for n in specs if not (a.only and n not in a.only) and tier_runs(n, getattr(a, "tier", "quick"))]
     return run_items(a, items)
+
+
+def tier_runs(spec, tier):
+    """A spec named paper_* (a paper-scale run of a figure, issue 23) is swept only at tier paper; its
+    results, once there, are read and shown beside the small runs at every tier."""
+    return not spec.startswith("paper_") or tier == "paper"
