@@ -124,6 +124,12 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                   "into the L1s, the L2 and the DRAM cache (tags and LRU order only, lines installed clean; no time, no "
                   "statistics, no persist path, no PM traffic); then the whole stream runs timed from its start "
                   "(0 = off; 1 = the whole stream; docs/models/lightwsp.md)")
+            .flag("sim.cpu_run_ahead", PERSIM_FIELD(K, run_ahead), false,
+                  "cpu system: a core runs its compute gaps and markers ahead in local time and returns to the SystemC "
+                  "kernel only at an op that touches shared state (about a third fewer activations under none); every "
+                  "op keeps its issue time, but cores whose ops fall on the same picosecond may be ordered differently "
+                  "than in the default run, so figures move slightly (docs/architecture.md \"Timing conventions\"; off "
+                  "= the golden runs)")
             .flag("sim.crash_check", PERSIM_FIELD(K, crash_check), false,
                   "cpu system: check the persistent state of the run (persim crash on the cpu system sets it; "
                   "docs/checking.md): region models, every distinct crash image against a prefix of committed regions; "

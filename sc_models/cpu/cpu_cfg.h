@@ -42,6 +42,7 @@ struct CpuCfg {
     bool rdma_sync = false;            // rdma.mode == sync
     uint64_t power_fail_ps = 0;        // sim.power_fail_ns (0 = never)
     bool crash_check = false;        // sim.crash_check
+    bool run_ahead = false;          // sim.cpu_run_ahead
     double warmup = 0;                 // sim.warmup: fraction of each stream replayed to warm the caches (0 = off)
     static CpuCfg from(const Config &c);
 };

@@ -60,8 +60,10 @@ void CpuCore::step()
         wait_ = CpuWait::NONE;
     }
     t_ = std::max(t_, now);
+    bool went = false;         // the path let the core go in this activation
     for (;;) {
         if (t_ > now) {
+            if (went && cfg_.run_ahead) run_ahead();
             ev_.notify(ps(t_ - now));
             return;
         }
@@ -70,8 +72,10 @@ void CpuCore::step()
             stall(hold);
             return;
         }
+        went = true;
         if (bd_active_) {
             if (!boundary_store(t_)) return;
+            went = false;         // a region may have ended: may_go must be asked again
             continue;
         }
         if (next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
@@ -84,6 +88,32 @@ void CpuCore::step()
             return;
         }
         if (!exec(ops_[pc_], t_)) return;
+        ++pc_;
+    }
+}
+
+// sim.cpu_run_ahead (docs/architecture.md "Timing conventions"): the ops that touch nothing but this
+// thread's own time and counts (compute gaps, and the markers region formation already used) run
+// now, at their own issue times t_, instead of one activation each; the core returns to the kernel
+// at the next op that touches anything shared: a memory op, a persist-path call, a lock, a barrier,
+// a region boundary or the end of its stream. Every op keeps its issue time: the path's may_go, true
+// in this activation, stays true until this thread itself ends a region (a boundary, which stops the
+// run). Not exact against the default run all the same: fewer timed notifications reorder the
+// kernel's equal-time events, so cores whose ops fall on the same picosecond (two acquires of one
+// lock) may go in another order. Not across a power failure (an op at or after it must not retire),
+// and not for RDMA channels (their path's may_go waits for ACKs that arrive by time).
+void CpuCore::run_ahead()
+{
+    if (remote_) return;
+    const uint64_t pf = cfg_.power_fail_ps ? cfg_.power_fail_ps : UINT64_MAX;
+    while (pc_ != end_ && t_ < pf && !bd_active_ && !(next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_)) {
+        const persim_op &op = ops_[pc_];
+        if (op.kind == OPK_COMPUTE) {
+            st_.instr += op.val;
+            t_ += ceil_div(op.val, cfg_.width) * cfg_.period_ps;
+        } else if (op.kind != OPK_MARK && op.kind != OPK_REQUIRE) {
+            return;
+        }
         ++pc_;
     }
 }

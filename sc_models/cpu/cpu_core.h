@@ -78,6 +78,7 @@ public:
 
 private:
     void step();
+    void run_ahead();
     bool exec(const persim_op &op, uint64_t t);
     bool store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t);
     bool boundary_store(uint64_t t);

@@ -9,7 +9,10 @@ TagCache::TagCache(const cache_cfg &c, const std::string &what)
     const size_t b = cache_bytes(&c);
     if (!b) throw ConfigError(what + ": invalid cache geometry (" + std::to_string(c.size_bytes) + " B, " +
                               std::to_string(c.line_bytes) + " B lines, " + std::to_string(c.assoc) + " ways)");
-    c_ = mem_.make(c, cache_bytes, cache_init, what + ": invalid cache geometry");
+    mem_.reset(std::calloc(1, b));
+    if (!mem_) throw std::bad_alloc();
+    if (cache_init_zeroed(mem_.get(), &c) != 0) throw ConfigError(what + ": invalid cache geometry");
+    c_ = static_cast<cache *>(mem_.get());
 }
 
 // ---- L2 ----------------------------------------------------------------------------------------

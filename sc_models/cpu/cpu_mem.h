@@ -9,6 +9,8 @@
 // state is what the persist path delivers to the controllers (cpu_system.h).
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,7 +29,8 @@ extern "C" {
 
 namespace persim {
 
-// A tag-only cache core in caller-owned storage.
+// A tag-only cache core in caller-owned storage: calloc'd and initialised with cache_init_zeroed,
+// so a large cache (the DRAM cache's tags) is zeroed once, by the OS, page by page on first touch.
 class TagCache {
 public:
     TagCache(const cache_cfg &c, const std::string &what);
@@ -35,8 +38,8 @@ public:
     const cache *get() const { return c_; }
 
 private:
-    CoreState<cache, cache_cfg> mem_;
-    cache *c_;
+    std::unique_ptr<void, void (*)(void *)> mem_{nullptr, std::free};
+    cache *c_ = nullptr;
 };
 
 // A core's L1 (tags and its port), shared by the core's hardware threads (cpu.threads_per_core).
