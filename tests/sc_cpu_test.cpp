@@ -301,6 +301,82 @@ TEST(CpuWpqGate, DrainsNoFasterThanThePmWriteBandwidth)
     EXPECT_GT(slow.sim_ns, 2 * fast.sim_ns);
 }
 
+// sim.fastforward_instructions skips each thread's first ops (docs/models/lightwsp.md "Fast-forward
+// and functional warming"): the skipped instructions are counted, and with the timed ones they make
+// up the full run's (none: no checkpoint instructions); the run still verifies (the skipped stores
+// are in the functional image).
+TEST(CpuFastForward, SkipsCountedInstructions)
+{
+    struct F { int code = -1; double instr = 0, ff = -1, fw = -1, verified = 0; bool has = false; };
+    auto f = [](std::vector<std::string> sets) {
+        sets.push_back("sim.crash_check=false");          // refused with the check (skipped stores never reach PM)
+        RunResult r = run_simulation(cpu_spec("none", "cpu-hashtable", sets));
+        F x;
+        x.code = r.code;
+        if (r.code != EXIT_OK) return x;
+        x.instr = sum(r, "instructions");
+        x.has = r.stats["summary"].contains("fastforward_instructions");
+        if (x.has) {
+            x.ff = sum(r, "fastforward_instructions");
+            x.fw = sum(r, "warmup_instructions");
+        }
+        x.verified = r.stats["run"]["verified"].get<bool>() ? 1 : 0;
+        return x;
+    };
+    const F full = run_in_child<F>([&] { return f({}); }, F{});
+    const F ff = run_in_child<F>([&] { return f({"sim.fastforward_instructions=2000"}); }, F{});
+    ASSERT_EQ(full.code, EXIT_OK);
+    ASSERT_EQ(ff.code, EXIT_OK);
+    EXPECT_FALSE(full.has);                              // off: no such figure
+    ASSERT_TRUE(ff.has);
+    EXPECT_GT(ff.ff, 0.9 * 4 * 2000);                    // 4 threads, about 2000 each (a thread stops early at a held lock)
+    EXPECT_LT(ff.ff, 1.1 * 4 * 2000);
+    EXPECT_EQ(ff.fw, 0);
+    EXPECT_EQ(ff.instr + ff.ff, full.instr);
+    EXPECT_LT(ff.instr, full.instr);
+    EXPECT_EQ(ff.verified, 1);
+}
+
+// Both keys are refused with the crash check, naming them.
+TEST(CpuFastForward, RefusedWithTheCrashCheck)
+{
+    try {
+        run_simulation(cpu_spec("lightwsp", "cpu-queue", {"sim.fastforward_instructions=100"}));
+        FAIL() << "accepted with sim.crash_check";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("sim.fastforward_instructions"), std::string::npos) << e.what();
+    }
+}
+
+// sim.warmup_instructions warms the caches with the ops it executes functionally: against a run that
+// fast-forwards the same ops without warming, the timed part's cold misses fall (the DRAM cache's
+// read misses, all cold, and the L2's read miss rate), while the timed work is the same.
+TEST(CpuFastForward, WarmingLowersTheColdMissRate)
+{
+    struct M { int code = -1; double instr = 0, dc_misses = 0, l2_rate = 0, fw = 0; };
+    auto m = [](const std::string &key) {
+        RunResult r = run_simulation(cpu_spec("none", "cpu-hashtable", {key + "=3000", "sim.crash_check=false"}));
+        M x;
+        x.code = r.code;
+        if (r.code != EXIT_OK) return x;
+        x.instr = sum(r, "instructions");
+        x.dc_misses = r.stats["top.dram_cache"]["read_misses"]["value"].get<double>();
+        x.l2_rate = r.stats["top.l2"]["read_misses"]["value"].get<double>() /
+                    std::max(1.0, r.stats["top.l2"]["reads"]["value"].get<double>());
+        x.fw = sum(r, "warmup_instructions");
+        return x;
+    };
+    const M skip = run_in_child<M>([&] { return m("sim.fastforward_instructions"); }, M{});
+    const M warm = m("sim.warmup_instructions");
+    ASSERT_EQ(skip.code, EXIT_OK);
+    ASSERT_EQ(warm.code, EXIT_OK);
+    EXPECT_EQ(warm.instr, skip.instr);                   // the same ops skipped, the same timed work
+    EXPECT_GT(warm.fw, 0.9 * 4 * 3000);
+    EXPECT_GT(skip.dc_misses, 100);                      // fast-forward only: the caches are cold
+    EXPECT_LT(warm.dc_misses, 0.9 * skip.dc_misses);
+    EXPECT_LT(warm.l2_rate, 0.95 * skip.l2_rate);
+}
+
 // A bad sim.warmup is refused with a message naming the key.
 TEST(CpuWarmup, BadValueNamesTheKey)
 {

@@ -124,6 +124,17 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                   "into the L1s, the L2 and the DRAM cache (tags and LRU order only, lines installed clean; no time, no "
                   "statistics, no persist path, no PM traffic); then the whole stream runs timed from its start "
                   "(0 = off; 1 = the whole stream; docs/models/lightwsp.md)")
+            .num("sim.fastforward_instructions", PERSIM_FIELD(K, ff_instr), 0, "instructions", 0, 1e15,
+                 "cpu system: each thread skips the first ops of its stream that make up this many instructions "
+                 "(the op that crosses the count included; never past a barrier, nor past an acquire of a lock that no "
+                 "thread's functional ops release): no time, no caches, no persist path; their stores are written to "
+                 "the functional image only; summary.fastforward_instructions counts them "
+                 "(0 = off; docs/models/lightwsp.md \"Fast-forward and functional warming\")")
+            .num("sim.warmup_instructions", PERSIM_FIELD(K, warm_instr), 0, "instructions", 0, 1e15,
+                 "cpu system: after the fast-forward, each thread executes this many more instructions functionally: "
+                 "as the fast-forward, and their memory accesses warm the L1s, the L2 and the DRAM cache (tags and LRU "
+                 "order, lines installed clean); the timed run starts after them; summary.warmup_instructions counts "
+                 "them (0 = off; docs/models/lightwsp.md \"Fast-forward and functional warming\")")
             .flag("sim.cpu_run_ahead", PERSIM_FIELD(K, run_ahead), false,
                   "cpu system: a core runs its compute gaps and markers ahead in local time and returns to the SystemC "
                   "kernel only at an op that touches shared state (about a third fewer activations under none); every "
