@@ -377,6 +377,65 @@ TEST(CpuFastForward, WarmingLowersTheColdMissRate)
     EXPECT_LT(warm.l2_rate, 0.95 * skip.l2_rate);
 }
 
+// SMARTS-style sampling (docs/models/lightwsp.md "Sampling"): on one thread (no other thread's
+// functional parts in zero time to skew the shared caches), the 95% confidence interval of the sampled
+// cycles per instruction contains the full detailed run's; only the windows are timed, so the sampled
+// run times far fewer instructions; the persist-stall figure is there (zero under none).
+TEST(CpuSampling, ConfidenceIntervalContainsTheDetailedRun)
+{
+    struct S { int code = -1; double cycles = 0, instr = 0, cpi = 0, ci = 0, n = 0, func = 0, ps = -1; bool has = false; };
+    auto r = [](const std::vector<std::string> &sets) {
+        std::vector<std::string> all = {"sim.crash_check=false", "cpu.cores=1"};
+        all.insert(all.end(), sets.begin(), sets.end());
+        RunResult x = run_simulation(cpu_spec("none", "prof-cpu2006-mem", all));
+        S s;
+        s.code = x.code;
+        if (x.code != EXIT_OK) return s;
+        s.cycles = sum(x, "cpu_cycles");
+        s.instr = sum(x, "instructions");
+        s.has = x.stats["summary"].contains("sample_cpi");
+        if (s.has) {
+            s.cpi = sum(x, "sample_cpi");
+            s.ci = sum(x, "sample_cpi_ci95");
+            s.n = sum(x, "sample_windows");
+            s.func = sum(x, "sample_functional_instructions");
+            s.ps = sum(x, "sample_persist_stall_cpi");
+        }
+        return s;
+    };
+    const S full = run_in_child<S>([&] { return r({}); }, S{});
+    const S smp = r({"sim.sample_period_instructions=400", "sim.sample_window_instructions=200"});
+    ASSERT_EQ(full.code, EXIT_OK);
+    ASSERT_EQ(smp.code, EXIT_OK);
+    EXPECT_FALSE(full.has);
+    ASSERT_TRUE(smp.has);
+    ASSERT_GT(full.instr, 10000);
+    const double truth = full.cycles / full.instr;
+    EXPECT_GT(smp.n, 30);
+    EXPECT_GT(smp.ci, 0);
+    EXPECT_LT(smp.ci, 0.1 * smp.cpi);                           // a useful interval
+    EXPECT_LE(smp.cpi - smp.ci, truth) << smp.cpi << " +- " << smp.ci << " vs " << truth;
+    EXPECT_GE(smp.cpi + smp.ci, truth) << smp.cpi << " +- " << smp.ci << " vs " << truth;
+    EXPECT_GT(smp.func, 0.4 * full.instr);                      // about half the stream ran functionally
+    EXPECT_LT(smp.instr, 0.6 * full.instr);
+    EXPECT_EQ(smp.ps, 0);
+}
+
+// A window not shorter than its period, or a window without a period, is refused naming the key.
+TEST(CpuSampling, BadWindowNamesTheKey)
+{
+    for (auto sets : std::vector<std::vector<std::string>>{
+             {"sim.crash_check=false", "sim.sample_period_instructions=100", "sim.sample_window_instructions=100"},
+             {"sim.crash_check=false", "sim.sample_window_instructions=100"}}) {
+        try {
+            run_simulation(cpu_spec("none", "cpu-queue", sets));
+            FAIL() << "accepted";
+        } catch (const ConfigError &e) {
+            EXPECT_NE(std::string(e.what()).find("sim.sample_window_instructions"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // A bad sim.warmup is refused with a message naming the key.
 TEST(CpuWarmup, BadValueNamesTheKey)
 {

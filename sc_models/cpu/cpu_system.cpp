@@ -347,6 +347,45 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "barriers", w.sum("top.core", "", "barriers") + w.sum("top.rdma", "", "barriers"), "barriers",
           "persist barriers sent (barrier models)");
     w.add(g, "power_failed", power_failed_ ? 1 : 0, "-", "the run ended by a power failure (sim.power_fail_ns)");
+    if (cfg_.sample_period) {        // only with sampling on, so runs without it keep their figures
+        // Each sampled figure over all windows of all threads: mean and the half-width of its 95%
+        // confidence interval, t_{0.975, n-1} * s / sqrt(n) (s: the windows' sample standard deviation).
+        std::vector<double> cpi, ps;
+        uint64_t fn = 0;
+        for (auto &c : cores_) {
+            for (const auto &x : c->windows()) {
+                cpi.push_back(x.cpi);
+                ps.push_back(x.persist_stall_cpi);
+            }
+            fn += c->functional_instructions();
+        }
+        auto ci = [](const std::vector<double> &v, double *mean) {
+            const size_t n = v.size();
+            double m = 0;
+            for (double x : v) m += x;
+            m = n ? m / (double)n : 0;
+            *mean = m;
+            if (n < 2) return 0.0;
+            double ss = 0;
+            for (double x : v) ss += (x - m) * (x - m);
+            static const double t975[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                          2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                          2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+            const double t = n - 1 <= 30 ? t975[n - 2] : 1.96;
+            return t * std::sqrt(ss / (double)(n - 1)) / std::sqrt((double)n);
+        };
+        double m = 0, h = ci(cpi, &m);
+        w.add(g, "sample_windows", (double)cpi.size(), "windows", "detailed sampling windows measured, all threads");
+        w.add(g, "sample_functional_instructions", (double)fn, "instructions",
+              "instructions run functionally between sampling windows (not in summary.instructions)");
+        w.add(g, "sample_cpi", m, "cycles/instruction", "sampled cycles per instruction of a thread: mean over the windows");
+        w.add(g, "sample_cpi_ci95", h, "cycles/instruction", "half-width of sample_cpi's 95% confidence interval");
+        w.add(g, "sample_ipc", m > 0 ? 1.0 / m : 0, "instructions/cycle", "1 / sample_cpi (per thread)");
+        h = ci(ps, &m);
+        w.add(g, "sample_persist_stall_cpi", m, "cycles/instruction",
+              "sampled persist-path stall cycles (front-end buffer full, region durable, victim, persist ACK) per instruction: mean over the windows");
+        w.add(g, "sample_persist_stall_cpi_ci95", h, "cycles/instruction", "half-width of its 95% confidence interval");
+    }
     if (cfg_.ff_instr || cfg_.warm_instr) {     // only with the keys on, so runs without them keep their figures
         w.add(g, "fastforward_instructions", (double)ff_done_, "instructions",
               "instructions skipped before the timed run, all threads (sim.fastforward_instructions)");
