@@ -149,11 +149,11 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
     if (v < 0) return -1;
     if (cache_line_present(c, v) && cache_line_dirty(c, v)) {
         ++st_.l1_writebacks;
-        line_access(l2_isock, true, cache_line_tag(c, v), lb_, t);
+        line_access(l2_isock, req_, true, cache_line_tag(c, v), lb_, t);
     }
     write ? ++st_.l1_write_misses : ++st_.l1_read_misses;
     cache_install(c, v, line, 1);
-    const uint64_t r = line_access(l2_isock, false, line, lb_, t + cfg_.l1_hit_ps);
+    const uint64_t r = line_access(l2_isock, req_, false, line, lb_, t + cfg_.l1_hit_ps);
     cache_fill(c, v, nullptr);
     if (write) cache_write(c, v, 0, nullptr, lb_);
     return (int64_t)r;

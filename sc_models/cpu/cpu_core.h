@@ -103,6 +103,7 @@ private:
     std::shared_ptr<L1Port> l1_;      // this thread's core's L1 (shared by its hardware threads)
     uint32_t lb_;
     sc_core::sc_event ev_;
+    LineReq req_;                   // its L1 misses and write-backs to the L2
     std::unique_ptr<CpuPersistPath> path_;
 
     // program
