@@ -114,10 +114,11 @@ void CpuCore::step()
 // run). Not exact against the default run all the same: fewer timed notifications reorder the
 // kernel's equal-time events, so cores whose ops fall on the same picosecond (two acquires of one
 // lock) may go in another order. Not across a power failure (an op at or after it must not retire),
-// and not for RDMA channels (their path's may_go waits for ACKs that arrive by time).
+// not with sampling (it counts each op of a period), and not for RDMA channels (their path's may_go
+// waits for ACKs that arrive by time).
 void CpuCore::run_ahead()
 {
-    if (remote_) return;
+    if (remote_ || cfg_.sample_period) return;      // sampling counts every op of a period in sample_step
     const uint64_t pf = cfg_.power_fail_ps ? cfg_.power_fail_ps : UINT64_MAX;
     while (pc_ != end_ && t_ < pf && !bd_active_ && !(next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_)) {
         const persim_op &op = ops_[pc_];
