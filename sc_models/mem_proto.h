@@ -139,7 +139,8 @@ inline uint32_t sector_bytes(const uint64_t mask[2], uint32_t line_bytes)
 }
 
 inline uint64_t now_ps() { return (uint64_t)sc_core::sc_time_stamp().value(); }
-inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time((double)v, sc_core::SC_PS); }
+// The default time resolution (1 ps: nothing sets another) makes a value in ps the kernel's own unit.
+inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 
 // Receives every write at the moment it becomes durable (persistence domain), in arrival order.
 struct DurableSink {
