@@ -79,7 +79,8 @@ public:
     uint64_t write(uint64_t t, const McWrite &w) override
     {
         const uint32_t words = (w.bytes + 7) / 8;
-        for (uint32_t i = 0; i < words; ++i) paths_[w.requester].push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
+        std::deque<Item> &q = path_of(w.requester).q;
+        for (uint32_t i = 0; i < words; ++i) q.push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
         pump(t);
         return kAckLater;
     }
@@ -103,7 +104,7 @@ public:
     {
         switch (m.kind) {
         case McMsg::BOUNDARY:
-            paths_[(int)m.src].push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
+            path_of((int)m.src).q.push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
             break;
         case McMsg::BDRY_ACK:
             wpq_gate_bdry_ack(g_, m.region);
@@ -161,9 +162,9 @@ public:
           << (wpq_gate_overflow(g_) ? ", overflow mode" : "") << "), " << wpq_gate_count(g_) << " entries queued, "
           << waiting() << " waiting to enter";
         for (auto &p : paths_)
-            if (!p.second.empty())
-                o << "; path " << p.first << ": " << p.second.size() << " waiting, head "
-                  << (p.second.front().boundary ? "boundary" : "write") << " of region " << p.second.front().region;
+            if (!p.q.empty())
+                o << "; path " << p.requester << ": " << p.q.size() << " waiting, head "
+                  << (p.q.front().boundary ? "boundary" : "write") << " of region " << p.q.front().region;
         return o.str();
     }
 
@@ -196,19 +197,67 @@ private:
         bool last;           // last word of the write
     };
 
-    // Everything the core allows at time t, repeated until nothing changes.
+    // A persist path's writes and boundaries not yet in the queue, in order. When its head was
+    // refused, `blocked` remembers under what: the core's offer state (wpq_gate_offer_state) and,
+    // for a store, whether the device could take a write. While both are the same again the same
+    // offer gets the same answer (cores/wpq_gate.h), so the head is not offered again: the refusal
+    // is counted (wpq_gate_count_refusals) as the offer would have counted it.
+    struct Path {
+        int requester;
+        std::deque<Item> q;
+        bool blocked = false;
+        bool dev_ready = false;          // a store was refused with the device ready
+        wpq_result refused = WPQ_NONE;   // WPQ_FULL / WPQ_DECLINED (store); WPQ_NONE (boundary beyond the window)
+        uint64_t state = 0;
+    };
+    Path &path_of(int requester)
+    {
+        auto it = std::lower_bound(paths_.begin(), paths_.end(), requester,
+                                   [](const Path &p, int r) { return p.requester < r; });
+        if (it == paths_.end() || it->requester != requester) it = paths_.insert(it, Path{requester, {}});
+        return *it;
+    }
+
+    // Everything the core allows at time t, repeated until nothing changes. Each round offers
+    // every path's head in requester order (as long as the path's items are taken); a head refused
+    // under the same offer state as before is not offered again but its refusal is counted.
     void pump(uint64_t t)
     {
+        uint64_t refused_full = 0, refused_declined = 0;
         for (bool again = true; again;) {
             again = false;
-            for (auto &pq : paths_) {
-              std::deque<Item> &path = pq.second;
+            uint64_t st = wpq_gate_offer_state(g_);
+            for (Path &pq : paths_) {
+              std::deque<Item> &path = pq.q;
+              if (path.empty()) continue;
+              if (pq.blocked) {
+                  const bool device_ready = next_drain_ps_ <= t;
+                  // a store refused while the device was ready is refused when it is not, too
+                  // (only the write-through and the deadlock check need the device)
+                  if (pq.state == st && (pq.refused != WPQ_FULL || pq.dev_ready || !device_ready)) {
+                      // refused before, nothing it depends on moved: the same answer
+                      if (pq.refused == WPQ_FULL) {
+                          ++refused_full;
+                          if (!device_ready) drain_wake();
+                      } else if (pq.refused == WPQ_DECLINED) {
+                          ++refused_declined;
+                      }
+                      continue;
+                  }
+                  pq.blocked = false;
+              }
               while (!path.empty()) {
                 const Item &it = path.front();
                 if (it.boundary) {
                     // the core refuses a boundary beyond its region window: it waits (with its
                     // path) until older regions commit
-                    if (wpq_gate_boundary(g_, it.region) == WPQ_BDRY_WAIT) break;
+                    if (wpq_gate_boundary(g_, it.region) == WPQ_BDRY_WAIT) {
+                        pq.blocked = true;
+                        pq.state = st;
+                        pq.refused = WPQ_NONE;
+                        break;
+                    }
+                    st = wpq_gate_offer_state(g_);
                     for (uint32_t d = 0; d < port_.peers(); ++d)
                         if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
                 } else {
@@ -216,9 +265,19 @@ private:
                     // says whether the device can take a write now
                     const bool device_ready = next_drain_ps_ <= t;
                     wpq_result r = wpq_gate_store(g_, it.region, it.word, 0, device_ready ? 1 : 0);
+                    const uint64_t st0 = st;
+                    st = wpq_gate_offer_state(g_);
                     if (r == WPQ_BYPASS) device_write(t, it.word);       // written through, undo-logged
                     if (r == WPQ_FULL && !device_ready) drain_wake();    // wait for the device
-                    if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
+                    if (r != WPQ_OK && r != WPQ_BYPASS) {                // full / declined: wait in order
+                        if (st == st0) {                                 // (the offer changed nothing)
+                            pq.blocked = true;
+                            pq.state = st;
+                            pq.dev_ready = device_ready;
+                            pq.refused = r;
+                        }
+                        break;
+                    }
                     if (it.last) {
                         // ungated (ADR-like): durable once in the battery-backed queue
                         if (wpq_gate_ack_on_entry(g_)) port_.ack(it.id, t);
@@ -231,7 +290,7 @@ private:
               }
             }
             const uint32_t f = wpq_gate_flush_id(g_);
-            if (wpq_gate_persisted(g_)) {
+            if (!unacked_.empty() && wpq_gate_persisted(g_)) {
                 // The flush-ID region is durable: acknowledge its writes.
                 auto u = unacked_.find(f);
                 if (u != unacked_.end()) {
@@ -253,6 +312,8 @@ private:
             }
             if (wpq_gate_try_commit(g_)) again = true;
         }
+        wpq_gate_count_refusals(g_, WPQ_FULL, refused_full);
+        wpq_gate_count_refusals(g_, WPQ_DECLINED, refused_declined);
     }
     // One 8-byte device write at t (>= next_drain_ps_), and the next device slot.
     void device_write(uint64_t t, uint64_t word)
@@ -273,11 +334,11 @@ private:
     wpq_gate *g_;
     // Writes and boundaries not yet in the queue, per persist path (requester): each path is in
     // order (a boundary waits behind its own path's writes), paths do not block each other.
-    std::map<int, std::deque<Item>> paths_;
+    std::vector<Path> paths_;   // by requester, ascending
     size_t waiting() const
     {
         size_t n = 0;
-        for (auto &p : paths_) n += p.second.size();
+        for (auto &p : paths_) n += p.q.size();
         return n;
     }
     uint64_t load_hits_ = 0;
