@@ -80,6 +80,9 @@
  *                   API's pf_wait timer is reset by the same signals (out.progress, can_drain)
  *                   and, per cycle, also by an ACK or boundary received or a flush-ACK sent.
  *
+ * The queue is indexed: besides the arrival order, each region-window slot keeps its entries in
+ * arrival order, so the drain choice and the flush-ACK check look at the flush-ID region's
+ * entries only (the same choice as a scan of the queue, and as the RTL's priority encoder).
  * The core keeps no time. Caller-owned state: wpq_gate_bytes(cfg) bytes (8-byte aligned);
  * no allocation after init. Transaction API + cycle API (wpq_gate_step, ports of rtl/wpq_gate.v). */
 #ifndef PERSIM_WPQ_GATE_H
