@@ -80,6 +80,7 @@ public:
     {
         const uint32_t words = (w.bytes + 7) / 8;
         std::deque<Item> &q = path_of(w.requester).q;
+        if (q.empty()) ++paths_gen_;     // a new head
         for (uint32_t i = 0; i < words; ++i) q.push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
         pump(t);
         return kAckLater;
@@ -104,7 +105,11 @@ public:
     {
         switch (m.kind) {
         case McMsg::BOUNDARY:
-            path_of((int)m.src).q.push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
+        {
+            std::deque<Item> &q = path_of((int)m.src).q;
+            if (q.empty()) ++paths_gen_;     // a new head
+            q.push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
+        }
             break;
         case McMsg::BDRY_ACK:
             wpq_gate_bdry_ack(g_, m.region);
@@ -131,6 +136,7 @@ public:
     {
         wpq_gate_power_fail(g_);
         paths_.clear();
+        ++paths_gen_;
         pf_ = true;
         pump(t);
         pf_seen_ = wpq_gate_progress(g_);
@@ -214,7 +220,10 @@ private:
     {
         auto it = std::lower_bound(paths_.begin(), paths_.end(), requester,
                                    [](const Path &p, int r) { return p.requester < r; });
-        if (it == paths_.end() || it->requester != requester) it = paths_.insert(it, Path{requester, {}});
+        if (it == paths_.end() || it->requester != requester) {
+            it = paths_.insert(it, Path{requester, {}});
+            ++paths_gen_;
+        }
         return *it;
     }
 
@@ -227,6 +236,18 @@ private:
         for (bool again = true; again;) {
             again = false;
             uint64_t st = wpq_gate_offer_state(g_);
+            if (sweep_.gen == paths_gen_ && sweep_.state == st && sweep_.dev_ready == (next_drain_ps_ <= t)) {
+                // no path changed since a round in which every head was a known refusal, and
+                // neither the offer state nor the device moved: this round is that round again
+                refused_full += sweep_.full;
+                refused_declined += sweep_.declined;
+                if (sweep_.full_not_ready) drain_wake();
+            } else {
+            const uint64_t gen0 = paths_gen_;
+            const bool ready0 = next_drain_ps_ <= t;
+            const uint64_t st_round = st;
+            uint64_t full0 = refused_full, declined0 = refused_declined;
+            bool full_not_ready = false;
             for (Path &pq : paths_) {
               std::deque<Item> &path = pq.q;
               if (path.empty()) continue;
@@ -238,13 +259,17 @@ private:
                       // refused before, nothing it depends on moved: the same answer
                       if (pq.refused == WPQ_FULL) {
                           ++refused_full;
-                          if (!device_ready) drain_wake();
+                          if (!device_ready) {
+                              drain_wake();
+                              full_not_ready = true;
+                          }
                       } else if (pq.refused == WPQ_DECLINED) {
                           ++refused_declined;
                       }
                       continue;
                   }
                   pq.blocked = false;
+                  ++paths_gen_;
               }
               while (!path.empty()) {
                 const Item &it = path.front();
@@ -255,6 +280,7 @@ private:
                         pq.blocked = true;
                         pq.state = st;
                         pq.refused = WPQ_NONE;
+                        ++paths_gen_;
                         break;
                     }
                     st = wpq_gate_offer_state(g_);
@@ -276,6 +302,7 @@ private:
                             pq.dev_ready = device_ready;
                             pq.refused = r;
                         }
+                        ++paths_gen_;
                         break;
                     }
                     if (it.last) {
@@ -286,8 +313,14 @@ private:
                     }
                 }
                 path.pop_front();
+                ++paths_gen_;
                 again = true;
               }
+            }
+            if (paths_gen_ == gen0 && st == st_round && (next_drain_ps_ <= t) == ready0) {
+                // every head was a known refusal: remember the round
+                sweep_ = Sweep{gen0, st, ready0, full_not_ready, refused_full - full0, refused_declined - declined0};
+            }
             }
             const uint32_t f = wpq_gate_flush_id(g_);
             if (!unacked_.empty() && wpq_gate_persisted(g_)) {
@@ -335,6 +368,16 @@ private:
     // Writes and boundaries not yet in the queue, per persist path (requester): each path is in
     // order (a boundary waits behind its own path's writes), paths do not block each other.
     std::vector<Path> paths_;   // by requester, ascending
+    // A round of pump() in which every path head was a known refusal (nothing offered): valid
+    // while paths_gen_ (bumped whenever a path's head or its refusal changes), the offer state and
+    // the device's readiness are the same; then the round only counts its refusals again.
+    struct Sweep {
+        uint64_t gen = UINT64_MAX, state = 0;
+        bool dev_ready = false, full_not_ready = false;
+        uint64_t full = 0, declined = 0;
+    };
+    Sweep sweep_;
+    uint64_t paths_gen_ = 0;
     size_t waiting() const
     {
         size_t n = 0;
