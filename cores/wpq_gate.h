@@ -184,6 +184,11 @@ uint64_t wpq_gate_progress(const wpq_gate *g);
  * may then count a re-offer under an equal value with wpq_gate_count_refusals instead of offering
  * it again (event-driven front ends). */
 uint64_t wpq_gate_offer_state(const wpq_gate *g);
+/* Parts of the offer state (bit fields of wpq_gate_offer_state). A boundary's answer depends on
+ * the flush ID only; a store's WPQ_DECLINED on everything but the queue-full bit (declining is
+ * decided before the queue's room); WPQ_FULL and the others on all of it. */
+#define WPQ_OFFER_FLUSH_ID 0xFFFFull
+#define WPQ_OFFER_FULL     (1ull << 19)
 /* Counts n refusals of result r (WPQ_FULL: stats.full, WPQ_DECLINED: stats.declined; others
  * nothing), as n repeated offers refused with r would. */
 void     wpq_gate_count_refusals(wpq_gate *g, wpq_result r, uint64_t n);

@@ -255,7 +255,12 @@ private:
                   const bool device_ready = next_drain_ps_ <= t;
                   // a store refused while the device was ready is refused when it is not, too
                   // (only the write-through and the deadlock check need the device)
-                  if (pq.state == st && (pq.refused != WPQ_FULL || pq.dev_ready || !device_ready)) {
+                  // a boundary's answer depends on the flush ID only, a declined store's on all
+                  // but the queue's room (cores/wpq_gate.h, WPQ_OFFER_*)
+                  const uint64_t relevant = pq.refused == WPQ_NONE       ? WPQ_OFFER_FLUSH_ID
+                                            : pq.refused == WPQ_DECLINED ? ~WPQ_OFFER_FULL
+                                                                         : ~0ull;
+                  if (((pq.state ^ st) & relevant) == 0 && (pq.refused != WPQ_FULL || pq.dev_ready || !device_ready)) {
                       // refused before, nothing it depends on moved: the same answer
                       if (pq.refused == WPQ_FULL) {
                           ++refused_full;
