@@ -109,7 +109,13 @@ static uint32_t bankmask(const broi_entry *e, uint32_t lo, uint32_t hi)
     return m;
 }
 
-static uint32_t popc(uint32_t x) { uint32_t n = 0; while (x) { n += x & 1u; x >>= 1; } return n; }
+static uint32_t popc(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
 
 uint32_t broi_sched_ready_banks(const broi_sched *s, uint32_t i)
 {
@@ -124,6 +130,13 @@ uint32_t broi_sched_next_banks(const broi_sched *s, uint32_t i)
     return e->nbar ? bankmask(e, end0(e), end1(e)) : 0;
 }
 
+/* eq. 2 of entry i, given `others` = the R-set banks of every other entry */
+static uint32_t key_of(const broi_sched *s, uint32_t i, uint32_t others)
+{
+    uint32_t blp = popc(others | broi_sched_next_banks(s, i));
+    return 8u * blp + s->cfg.sigma * (s->cfg.units - end0(&s->e[i]));
+}
+
 uint32_t broi_sched_key(const broi_sched *s, uint32_t i)
 {
     uint32_t T = broi_sched_entries(s);
@@ -131,8 +144,7 @@ uint32_t broi_sched_key(const broi_sched *s, uint32_t i)
     uint32_t others = 0;
     for (uint32_t j = 0; j < T; j++)
         if (j != i) others |= broi_sched_ready_banks(s, j);
-    uint32_t blp = popc(others | broi_sched_next_banks(s, i));
-    return 8u * blp + s->cfg.sigma * (s->cfg.units - end0(&s->e[i]));
+    return key_of(s, i, others);
 }
 
 broi_result broi_sched_push(broi_sched *s, uint32_t entry, uint32_t bank, uint32_t tag)
@@ -164,7 +176,17 @@ broi_result broi_sched_barrier(broi_sched *s, uint32_t entry)
 }
 
 /* {class, key} and eligibility of entry i on the current state (step i of the header). */
+static uint32_t full_key_others(const broi_sched *s, uint32_t i, int mc_low, int *elig, uint32_t others);
 static uint32_t full_key(const broi_sched *s, uint32_t i, int mc_low, int *elig)
+{
+    uint32_t others = 0;
+    for (uint32_t j = 0; j < broi_sched_entries(s); j++)
+        if (j != i) others |= broi_sched_ready_banks(s, j);
+    return full_key_others(s, i, mc_low, elig, others);
+}
+/* full_key with the other entries' R-set banks given (the parallel step computes them for all
+ * entries at once: prefix and suffix ORs, O(T) instead of O(T^2)) */
+static uint32_t full_key_others(const broi_sched *s, uint32_t i, int mc_low, int *elig, uint32_t others)
 {
     uint32_t cls;
     if (i < s->cfg.local_entries) cls = 1;
@@ -176,7 +198,7 @@ static uint32_t full_key(const broi_sched *s, uint32_t i, int mc_low, int *elig)
         return cls << 10;
     }
     *elig = i < s->cfg.local_entries || mc_low || cls == 2;
-    return (cls << 10) | broi_sched_key(s, i);
+    return (cls << 10) | key_of(s, i, others);
 }
 
 uint32_t broi_sched_decision_cycles(const broi_sched_cfg *cfg)
@@ -276,18 +298,24 @@ uint32_t broi_sched_schedule(broi_sched *s, uint32_t bank_ready, int mc_low,
     }
     if (s->cfg.serial == 0) {
         /* (i) keys on the state at the start of the step, (ii) best candidate per bank */
-        uint32_t key[BROI_MAX_ENTRIES], rmask[BROI_MAX_ENTRIES], elig = 0;
+        uint32_t rmask[BROI_MAX_ENTRIES], suffix[BROI_MAX_ENTRIES + 1], prefix = 0;
+        for (uint32_t i = 0; i < T; i++) rmask[i] = broi_sched_ready_banks(s, i);
+        suffix[T] = 0;
+        for (uint32_t i = T; i-- > 0;) suffix[i] = suffix[i + 1] | rmask[i];
+        /* entries in order, each into the banks of its R set: per bank the first entry with the
+         * highest key wins (strictly greater replaces), as a per-bank scan over the entries */
         for (uint32_t i = 0; i < T; i++) {
+            const uint32_t others = prefix | suffix[i + 1];
+            prefix |= rmask[i];
+            if (!rmask[i]) continue;
             int el;
-            rmask[i] = broi_sched_ready_banks(s, i);
-            key[i] = full_key(s, i, mc_low, &el);
-            if (el) elig |= 1u << i;
-        }
-        for (uint32_t b = 0; b < B; b++)
-            for (uint32_t i = 0; i < T; i++) {
-                if (!(elig >> i & 1u) || !(rmask[i] >> b & 1u)) continue;
-                if (best[b] < 0 || key[i] > bestkey[b]) { best[b] = (int)i; bestkey[b] = key[i]; }
+            const uint32_t k = full_key_others(s, i, mc_low, &el, others);
+            if (!el) continue;
+            for (uint32_t m = rmask[i]; m; m &= m - 1) {
+                const uint32_t b = (uint32_t)__builtin_ctz(m);
+                if (best[b] < 0 || k > bestkey[b]) { best[b] = (int)i; bestkey[b] = k; }
             }
+        }
     } else {
         /* serial: evaluate entries ptr .. ptr+K-1 into the per-bank best registers */
         const uint32_t K = s->cfg.serial, p = s->ptr;

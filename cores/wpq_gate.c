@@ -11,6 +11,21 @@
 #define PLANT(n) 0
 #endif
 
+/* The queue is a pool of `entries` nodes on two linked lists: arrival order (prev/next: the
+ * queue's FIFO order, wpq_gate_entry, the load CAM, ungated drains) and, per region-window slot
+ * (region & (regions - 1)), the entries of that slot in arrival order (snext). The drain choice
+ * (the oldest entry of the flush-ID region) and "has the flush-ID region an entry here" look at
+ * the flush-ID slot's list only: its first entry whose region is the flush ID, the first entry
+ * in most cases (a region ID that aliases the slot, more than `regions` regions ahead, is
+ * skipped). Same decision as a scan of the whole queue in arrival order (and as the RTL's
+ * priority encoder), without the scan. */
+#define WPQ_NIL 0xFFFFu
+typedef struct wpq_node {
+    wpq_entry e;
+    uint16_t  prev, next;               /* arrival order */
+    uint16_t  snext;                    /* next entry of the same window slot, arrival order */
+} wpq_node;
+
 struct wpq_gate {
     wpq_gate_cfg   cfg;
     wpq_gate_stats stats;
@@ -22,15 +37,29 @@ struct wpq_gate {
     uint8_t  back[WPQ_MAX_REGIONS];     /* bdry-ACKs from other MCs */
     uint8_t  fack[WPQ_MAX_REGIONS];     /* flush-ACKs from other MCs */
     uint8_t  fack_sent, overflow, undo_dirty, pf, pf_done, err;
-    wpq_entry q[];                      /* cfg.entries, oldest first */
+    uint16_t head, tail, free_head;     /* arrival list, free list (through next) */
+    uint16_t shead[WPQ_MAX_REGIONS], stail[WPQ_MAX_REGIONS];   /* per-slot lists */
+    wpq_node q[];                       /* cfg.entries */
 };
 
 static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
 static uint64_t mask64(uint32_t bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
 
+static void reset_lists(wpq_gate *g)
+{
+    g->head = g->tail = WPQ_NIL;
+    for (uint32_t s = 0; s < WPQ_MAX_REGIONS; s++) g->shead[s] = g->stail[s] = WPQ_NIL;
+    for (uint32_t k = 0; k < g->cfg.entries; k++) {
+        memset(&g->q[k], 0, sizeof g->q[k]);
+        g->q[k].next = (uint16_t)(k + 1 < g->cfg.entries ? k + 1 : WPQ_NIL);
+        g->q[k].prev = g->q[k].snext = WPQ_NIL;
+    }
+    g->free_head = 0;
+}
+
 size_t wpq_gate_bytes(const wpq_gate_cfg *cfg)
 {
-    return sizeof(wpq_gate) + (size_t)(cfg ? cfg->entries : 0) * sizeof(wpq_entry);
+    return sizeof(wpq_gate) + (size_t)(cfg ? cfg->entries : 0) * sizeof(wpq_node);
 }
 
 int wpq_gate_init(void *mem, const wpq_gate_cfg *cfg)
@@ -52,6 +81,7 @@ int wpq_gate_init(void *mem, const wpq_gate_cfg *cfg)
     g->rid_mask = (1u << cfg->rid_bits) - 1;
     while ((1u << g->line_shift) < cfg->line_words) g->line_shift++;
     g->line_mask = mask64(cfg->addr_bits - g->line_shift);
+    reset_lists(g);
     return 0;
 }
 
@@ -99,11 +129,30 @@ int wpq_gate_flush_ack(wpq_gate *g, uint32_t region)
     return 0;
 }
 
-static void remove_at(wpq_gate *g, uint32_t k)
+/* Unlinks node k, whose predecessor in its slot list is sprev (WPQ_NIL: k heads the list). */
+static void remove_node(wpq_gate *g, uint16_t k, uint16_t sprev)
 {
-    memmove(&g->q[k], &g->q[k + 1], (size_t)(g->count - k - 1) * sizeof(wpq_entry));
+    wpq_node *n = &g->q[k];
+    const uint32_t s = slot(g, n->e.region);
+    if (sprev == WPQ_NIL) g->shead[s] = n->snext; else g->q[sprev].snext = n->snext;
+    if (g->stail[s] == k) g->stail[s] = sprev;
+    if (n->prev == WPQ_NIL) g->head = n->next; else g->q[n->prev].next = n->next;
+    if (n->next == WPQ_NIL) g->tail = n->prev; else g->q[n->next].prev = n->prev;
+    memset(n, 0, sizeof *n);
+    n->prev = n->snext = WPQ_NIL;
+    n->next = g->free_head;
+    g->free_head = k;
     g->count--;
-    memset(&g->q[g->count], 0, sizeof(wpq_entry));
+}
+
+/* The oldest entry of region r (its slot list is in arrival order): node index, WPQ_NIL if none;
+ * *sprev = its predecessor in the slot list. */
+static uint16_t find_region(const wpq_gate *g, uint32_t r, uint16_t *sprev)
+{
+    uint16_t p = WPQ_NIL;
+    for (uint16_t k = g->shead[slot(g, r)]; k != WPQ_NIL; p = k, k = g->q[k].snext)
+        if (g->q[k].e.region == r) { *sprev = p; return k; }
+    return WPQ_NIL;
 }
 
 int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
@@ -111,33 +160,32 @@ int wpq_gate_next_drain(wpq_gate *g, wpq_entry *e, int *undo)
     if (g->pf_done) return 0;
     if (g->cfg.ungated) {                /* plain ADR WPQ: oldest entry, any region */
         if (g->count == 0) return 0;
-        *e = g->q[0];
+        const uint16_t k = g->head;      /* the oldest entry also heads its slot list */
+        *e = g->q[k].e;
         *undo = 0;
-        remove_at(g, 0);
+        remove_node(g, k, WPQ_NIL);
         g->stats.drains++;
         g->progress++;
         return 1;
     }
     int pers = wpq_gate_persisted(g);
     if (!pers && !(g->overflow && !g->pf)) return 0;
-    for (uint32_t k = 0; k < g->count; k++) {
-        if (g->q[k].region != g->flush_id) continue;
-        *e = g->q[k];
-        *undo = !pers;
-        remove_at(g, k);
-        g->stats.drains++;
-        g->progress++;
-        if (!pers) { g->undo_dirty = 1; g->stats.undo_drains++; }
-        return 1;
-    }
-    return 0;
+    uint16_t sprev = WPQ_NIL;
+    const uint16_t k = find_region(g, g->flush_id, &sprev);
+    if (k == WPQ_NIL) return 0;
+    *e = g->q[k].e;
+    *undo = !pers;
+    remove_node(g, k, sprev);
+    g->stats.drains++;
+    g->progress++;
+    if (!pers) { g->undo_dirty = 1; g->stats.undo_drains++; }
+    return 1;
 }
 
 static int has_region(const wpq_gate *g, uint32_t r)
 {
-    for (uint32_t k = 0; k < g->count; k++)
-        if (g->q[k].region == r) return 1;
-    return 0;
+    uint16_t sprev;
+    return find_region(g, r, &sprev) != WPQ_NIL;
 }
 
 int wpq_gate_bypass(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t data)
@@ -185,10 +233,20 @@ wpq_result wpq_gate_push(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t d
         return WPQ_DECLINED;
     }
     if (g->count >= g->cfg.entries) { g->stats.full++; return WPQ_FULL; }
-    wpq_entry *e = &g->q[g->count++];
-    e->addr = addr & g->addr_mask;
-    e->data = data & g->data_mask;
-    e->region = (uint16_t)region;
+    const uint16_t k = g->free_head;
+    wpq_node *n = &g->q[k];
+    g->free_head = n->next;
+    n->e.addr = addr & g->addr_mask;
+    n->e.data = data & g->data_mask;
+    n->e.region = (uint16_t)region;
+    n->next = n->snext = WPQ_NIL;
+    n->prev = g->tail;
+    if (g->tail == WPQ_NIL) g->head = k; else g->q[g->tail].next = k;
+    g->tail = k;
+    const uint32_t s = slot(g, region);
+    if (g->stail[s] == WPQ_NIL) g->shead[s] = k; else g->q[g->stail[s]].snext = k;
+    g->stail[s] = k;
+    g->count++;
     g->stats.pushes++;
     return WPQ_OK;
 }
@@ -218,6 +276,19 @@ wpq_result wpq_gate_store(wpq_gate *g, uint32_t region, uint64_t addr, uint64_t 
 int wpq_gate_ack_on_entry(const wpq_gate *g) { return g->cfg.ungated != 0; }
 
 uint64_t wpq_gate_progress(const wpq_gate *g) { return g->progress; }
+uint64_t wpq_gate_offer_state(const wpq_gate *g)
+{
+    const uint64_t f = g->flush_id;
+    return f | (uint64_t)g->fack_sent << 16 | (g->bdry >> slot(g, g->flush_id) & 1u) << 17 |
+           (uint64_t)g->overflow << 18 | (uint64_t)(g->count >= g->cfg.entries) << 19 | (uint64_t)g->pf << 20 |
+           (uint64_t)g->pf_done << 21;
+}
+
+void wpq_gate_count_refusals(wpq_gate *g, wpq_result r, uint64_t n)
+{
+    if (r == WPQ_FULL) g->stats.full += n;
+    else if (r == WPQ_DECLINED) g->stats.declined += n;
+}
 
 int wpq_gate_can_drain(const wpq_gate *g)
 {
@@ -236,8 +307,8 @@ int wpq_gate_pf_settle(const wpq_gate *g, uint64_t *mark)
 int wpq_gate_load_hit(const wpq_gate *g, uint64_t line_addr)
 {
     line_addr &= g->line_mask;
-    for (uint32_t k = 0; k < g->count; k++)
-        if ((g->q[k].addr >> g->line_shift) == line_addr) return 1;
+    for (uint16_t k = g->head; k != WPQ_NIL; k = g->q[k].next)
+        if ((g->q[k].e.addr >> g->line_shift) == line_addr) return 1;
     return 0;
 }
 
@@ -247,7 +318,7 @@ uint32_t wpq_gate_pf_discard(wpq_gate *g, int *undo_restore)
 {
     uint32_t n = g->count;
     *undo_restore = g->undo_dirty && !wpq_gate_persisted(g);
-    memset(g->q, 0, (size_t)g->count * sizeof(wpq_entry));
+    reset_lists(g);
     g->count = 0;
     g->pf = 1;
     g->pf_done = 1;
@@ -260,7 +331,9 @@ uint32_t wpq_gate_count(const wpq_gate *g) { return g->count; }
 int wpq_gate_entry(const wpq_gate *g, uint32_t pos, wpq_entry *e)
 {
     if (pos >= g->count) return -1;
-    *e = g->q[pos];
+    uint16_t k = g->head;
+    while (pos--) k = g->q[k].next;
+    *e = g->q[k].e;
     return 0;
 }
 int wpq_gate_bdry_bit(const wpq_gate *g) { return (int)(g->bdry >> slot(g, g->flush_id) & 1u); }

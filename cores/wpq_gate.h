@@ -80,6 +80,9 @@
  *                   API's pf_wait timer is reset by the same signals (out.progress, can_drain)
  *                   and, per cycle, also by an ACK or boundary received or a flush-ACK sent.
  *
+ * The queue is indexed: besides the arrival order, each region-window slot keeps its entries in
+ * arrival order, so the drain choice and the flush-ACK check look at the flush-ID region's
+ * entries only (the same choice as a scan of the queue, and as the RTL's priority encoder).
  * The core keeps no time. Caller-owned state: wpq_gate_bytes(cfg) bytes (8-byte aligned);
  * no allocation after init. Transaction API + cycle API (wpq_gate_step, ports of rtl/wpq_gate.v). */
 #ifndef PERSIM_WPQ_GATE_H
@@ -173,6 +176,22 @@ void     wpq_gate_power_fail(wpq_gate *g);
 /* Progress counter: incremented when an entry drains or a store is written through (data reached
  * PM) and when a region commits (the flush ID, the recovery point, moved). Wraps. */
 uint64_t wpq_gate_progress(const wpq_gate *g);
+/* Offer state: everything the answer to an offered store (wpq_gate_push, wpq_gate_store) or
+ * boundary (wpq_gate_boundary) depends on besides the offer itself: the flush ID, its flush-ACK
+ * sent, its boundary bit, overflow mode, the queue full, power failure. Two equal values give the
+ * same offer (same region; for wpq_gate_store the same device_ready) the same answer, and a
+ * refused offer that left the value unchanged changed nothing but the refusal counters: a caller
+ * may then count a re-offer under an equal value with wpq_gate_count_refusals instead of offering
+ * it again (event-driven front ends). */
+uint64_t wpq_gate_offer_state(const wpq_gate *g);
+/* Parts of the offer state (bit fields of wpq_gate_offer_state). A boundary's answer depends on
+ * the flush ID only; a store's WPQ_DECLINED on everything but the queue-full bit (declining is
+ * decided before the queue's room); WPQ_FULL and the others on all of it. */
+#define WPQ_OFFER_FLUSH_ID 0xFFFFull
+#define WPQ_OFFER_FULL     (1ull << 19)
+/* Counts n refusals of result r (WPQ_FULL: stats.full, WPQ_DECLINED: stats.declined; others
+ * nothing), as n repeated offers refused with r would. */
+void     wpq_gate_count_refusals(wpq_gate *g, wpq_result r, uint64_t n);
 /* 1 while an entry may still drain now: ungated, any entry; gated, an entry of the persisted
  * flush-ID region (after a power failure these drain on battery power). */
 int      wpq_gate_can_drain(const wpq_gate *g);

@@ -139,7 +139,8 @@ inline uint32_t sector_bytes(const uint64_t mask[2], uint32_t line_bytes)
 }
 
 inline uint64_t now_ps() { return (uint64_t)sc_core::sc_time_stamp().value(); }
-// The default time resolution (1 ps: nothing sets another) makes a value in ps the kernel's own unit.
+// from_value: the time resolution is 1 ps (nothing sets another; now_ps reads value() as ps), so this
+// is sc_time((double)v, SC_PS) without the floating-point conversion (exact below 2^53 ps).
 inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 
 // Receives every write at the moment it becomes durable (persistence domain), in arrival order.

@@ -175,4 +175,88 @@ TEST(WpqGate, UngatedFullQueueRefusesNoOverflow)
     EXPECT_EQ(wpq_gate_init(mem.data(), &c), -1);
 }
 
+// The drain choice is indexed (per window-slot lists, cores/wpq_gate.c): it must be the choice of
+// a scan of the whole queue in arrival order, the oldest entry of the flush-ID region, also when
+// region IDs more than a window ahead alias the flush ID's slot. Random pushes, boundaries, ACKs,
+// drains, bypasses and commits on one controller of two; after every drain the entry taken and the
+// queue left (wpq_gate_entry, arrival order) are checked against that scan.
+TEST(WpqGate, IndexedDrainIsTheOldestOfTheFlushRegion)
+{
+    wpq_gate_cfg c = table1(2);
+    c.entries = 12; c.regions = 4; c.rid_bits = 4;     // IDs 0..15, window 4: aliasing happens
+    Wpq w(c);
+    uint64_t rng = 12345, drains = 0, aliased = 0;
+    auto rnd = [&](uint32_t n) { rng = rng * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(rng >> 33) % n; };
+    auto listing = [&] {
+        std::vector<wpq_entry> v;
+        for (uint32_t k = 0; k < wpq_gate_count(w.g); ++k) {
+            wpq_entry e{};
+            EXPECT_EQ(wpq_gate_entry(w.g, k, &e), 0);
+            v.push_back(e);
+        }
+        return v;
+    };
+    uint64_t addr = 0;
+    for (int step = 0; step < 20000; ++step) {
+        const uint32_t f = wpq_gate_flush_id(w.g);
+        switch (rnd(6)) {
+        case 0: case 1: {
+            const uint32_t r = (f + rnd(10)) & 15;        // up to 9 regions ahead: beyond the window
+            const uint64_t st = wpq_gate_offer_state(w.g);
+            const wpq_gate_stats before = *wpq_gate_get_stats(w.g);
+            const int ready = (int)rnd(2);
+            const wpq_result res = wpq_gate_store(w.g, r, ++addr, addr, ready);
+            if (res == WPQ_FULL || res == WPQ_DECLINED) {
+                if (wpq_gate_offer_state(w.g) == st) {
+                    // the same offer under the same offer state: the same answer, only counted
+                    const std::vector<wpq_entry> q0 = listing();
+                    EXPECT_EQ(wpq_gate_store(w.g, r, addr, addr, ready), res);
+                    EXPECT_EQ(wpq_gate_offer_state(w.g), st);
+                    EXPECT_EQ(listing().size(), q0.size());
+                    const wpq_gate_stats *s = wpq_gate_get_stats(w.g);
+                    EXPECT_EQ(s->full + s->declined, before.full + before.declined + 2);
+                }
+            }
+            break;
+        }
+        case 2:
+            wpq_gate_boundary(w.g, (f + rnd(5)) & 15);
+            wpq_gate_bdry_ack(w.g, (f + rnd(3)) & 15);
+            break;
+        case 3: case 4: {
+            const std::vector<wpq_entry> q0 = listing();
+            size_t want = q0.size();
+            for (size_t k = 0; k < q0.size(); ++k)
+                if (q0[k].region == f) { want = k; break; }
+            for (size_t k = 0; k < want && k < q0.size(); ++k)
+                if ((q0[k].region & 3) == (f & 3)) { ++aliased; break; }
+            wpq_entry e{};
+            int undo = 0;
+            const int got = wpq_gate_next_drain(w.g, &e, &undo);
+            if (!got) {
+                EXPECT_TRUE(want == q0.size() || (!wpq_gate_persisted(w.g) && !wpq_gate_overflow(w.g)));
+                break;
+            }
+            ++drains;
+            ASSERT_LT(want, q0.size());
+            EXPECT_EQ(e.addr, q0[want].addr);
+            EXPECT_EQ(e.region, q0[want].region);
+            std::vector<wpq_entry> rest = q0;
+            rest.erase(rest.begin() + (long)want);
+            const std::vector<wpq_entry> q1 = listing();
+            ASSERT_EQ(q1.size(), rest.size());
+            for (size_t k = 0; k < rest.size(); ++k) EXPECT_EQ(q1[k].addr, rest[k].addr);
+            break;
+        }
+        default:
+            if (wpq_gate_flush_done(w.g)) wpq_gate_flush_ack(w.g, f);
+            wpq_gate_try_commit(w.g);
+            break;
+        }
+    }
+    EXPECT_GT(drains, 1000u);
+    EXPECT_GT(aliased, 10u) << "no drain had to skip an aliasing older entry";
+    EXPECT_GT(wpq_gate_get_stats(w.g)->commits, 100u);
+}
+
 } // namespace

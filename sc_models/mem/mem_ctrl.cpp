@@ -154,6 +154,7 @@ MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_i
                  uint32_t peers)
     : sc_module(n), tsock("tsock"), cfg_(cfg), img_(backing), index_(index), peers_(peers)
 {
+    pending_.reserve(256);
     dev_ = core_mem_.make(cfg.dev, nvm_bytes, nvm_init, std::string(name()) + ": invalid memory timing configuration");
     const WriteQueueKind *k = find_write_queue(cfg.front_end);
     if (!k) {

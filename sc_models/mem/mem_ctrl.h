@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 #include <systemc>
 #include <tlm>
@@ -122,7 +123,7 @@ private:
         std::vector<uint8_t> data;
         std::vector<uint32_t> writers;
     };
-    std::map<uint64_t, Pending> pending_;
+    std::unordered_map<uint64_t, Pending> pending_;   // by write id (order never used)
     struct Ev {
         bool wake;
         McMsg msg;

@@ -79,7 +79,9 @@ public:
     uint64_t write(uint64_t t, const McWrite &w) override
     {
         const uint32_t words = (w.bytes + 7) / 8;
-        for (uint32_t i = 0; i < words; ++i) paths_[w.requester].push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
+        std::deque<Item> &q = path_of(w.requester).q;
+        if (q.empty()) ++paths_gen_;     // a new head
+        for (uint32_t i = 0; i < words; ++i) q.push_back(Item{false, w.id, w.region, w.addr / 8 + i, i + 1 == words});
         pump(t);
         return kAckLater;
     }
@@ -103,7 +105,11 @@ public:
     {
         switch (m.kind) {
         case McMsg::BOUNDARY:
-            paths_[(int)m.src].push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
+        {
+            std::deque<Item> &q = path_of((int)m.src).q;
+            if (q.empty()) ++paths_gen_;     // a new head
+            q.push_back(Item{true, 0, m.region, 0, false});   // in order behind its path's writes
+        }
             break;
         case McMsg::BDRY_ACK:
             wpq_gate_bdry_ack(g_, m.region);
@@ -130,6 +136,7 @@ public:
     {
         wpq_gate_power_fail(g_);
         paths_.clear();
+        ++paths_gen_;
         pf_ = true;
         pump(t);
         pf_seen_ = wpq_gate_progress(g_);
@@ -161,9 +168,9 @@ public:
           << (wpq_gate_overflow(g_) ? ", overflow mode" : "") << "), " << wpq_gate_count(g_) << " entries queued, "
           << waiting() << " waiting to enter";
         for (auto &p : paths_)
-            if (!p.second.empty())
-                o << "; path " << p.first << ": " << p.second.size() << " waiting, head "
-                  << (p.second.front().boundary ? "boundary" : "write") << " of region " << p.second.front().region;
+            if (!p.q.empty())
+                o << "; path " << p.requester << ": " << p.q.size() << " waiting, head "
+                  << (p.q.front().boundary ? "boundary" : "write") << " of region " << p.q.front().region;
         return o.str();
     }
 
@@ -196,19 +203,92 @@ private:
         bool last;           // last word of the write
     };
 
-    // Everything the core allows at time t, repeated until nothing changes.
+    // A persist path's writes and boundaries not yet in the queue, in order. When its head was
+    // refused, `blocked` remembers under what: the core's offer state (wpq_gate_offer_state) and,
+    // for a store, whether the device could take a write. While both are the same again the same
+    // offer gets the same answer (cores/wpq_gate.h), so the head is not offered again: the refusal
+    // is counted (wpq_gate_count_refusals) as the offer would have counted it.
+    struct Path {
+        int requester;
+        std::deque<Item> q;
+        bool blocked = false;
+        bool dev_ready = false;          // a store was refused with the device ready
+        wpq_result refused = WPQ_NONE;   // WPQ_FULL / WPQ_DECLINED (store); WPQ_NONE (boundary beyond the window)
+        uint64_t state = 0;
+    };
+    Path &path_of(int requester)
+    {
+        auto it = std::lower_bound(paths_.begin(), paths_.end(), requester,
+                                   [](const Path &p, int r) { return p.requester < r; });
+        if (it == paths_.end() || it->requester != requester) {
+            it = paths_.insert(it, Path{requester, {}});
+            ++paths_gen_;
+        }
+        return *it;
+    }
+
+    // Everything the core allows at time t, repeated until nothing changes. Each round offers
+    // every path's head in requester order (as long as the path's items are taken); a head refused
+    // under the same offer state as before is not offered again but its refusal is counted.
     void pump(uint64_t t)
     {
+        uint64_t refused_full = 0, refused_declined = 0;
         for (bool again = true; again;) {
             again = false;
-            for (auto &pq : paths_) {
-              std::deque<Item> &path = pq.second;
+            uint64_t st = wpq_gate_offer_state(g_);
+            if (sweep_.gen == paths_gen_ && sweep_.state == st && sweep_.dev_ready == (next_drain_ps_ <= t)) {
+                // no path changed since a round in which every head was a known refusal, and
+                // neither the offer state nor the device moved: this round is that round again
+                refused_full += sweep_.full;
+                refused_declined += sweep_.declined;
+                if (sweep_.full_not_ready) drain_wake();
+            } else {
+            const uint64_t gen0 = paths_gen_;
+            const bool ready0 = next_drain_ps_ <= t;
+            const uint64_t st_round = st;
+            uint64_t full0 = refused_full, declined0 = refused_declined;
+            bool full_not_ready = false;
+            for (Path &pq : paths_) {
+              std::deque<Item> &path = pq.q;
+              if (path.empty()) continue;
+              if (pq.blocked) {
+                  const bool device_ready = next_drain_ps_ <= t;
+                  // a store refused while the device was ready is refused when it is not, too
+                  // (only the write-through and the deadlock check need the device)
+                  // a boundary's answer depends on the flush ID only, a declined store's on all
+                  // but the queue's room (cores/wpq_gate.h, WPQ_OFFER_*)
+                  const uint64_t relevant = pq.refused == WPQ_NONE       ? WPQ_OFFER_FLUSH_ID
+                                            : pq.refused == WPQ_DECLINED ? ~WPQ_OFFER_FULL
+                                                                         : ~0ull;
+                  if (((pq.state ^ st) & relevant) == 0 && (pq.refused != WPQ_FULL || pq.dev_ready || !device_ready)) {
+                      // refused before, nothing it depends on moved: the same answer
+                      if (pq.refused == WPQ_FULL) {
+                          ++refused_full;
+                          if (!device_ready) {
+                              drain_wake();
+                              full_not_ready = true;
+                          }
+                      } else if (pq.refused == WPQ_DECLINED) {
+                          ++refused_declined;
+                      }
+                      continue;
+                  }
+                  pq.blocked = false;
+                  ++paths_gen_;
+              }
               while (!path.empty()) {
                 const Item &it = path.front();
                 if (it.boundary) {
                     // the core refuses a boundary beyond its region window: it waits (with its
                     // path) until older regions commit
-                    if (wpq_gate_boundary(g_, it.region) == WPQ_BDRY_WAIT) break;
+                    if (wpq_gate_boundary(g_, it.region) == WPQ_BDRY_WAIT) {
+                        pq.blocked = true;
+                        pq.state = st;
+                        pq.refused = WPQ_NONE;
+                        ++paths_gen_;
+                        break;
+                    }
+                    st = wpq_gate_offer_state(g_);
                     for (uint32_t d = 0; d < port_.peers(); ++d)
                         if (d != port_.index()) port_.send(d, McMsg{McMsg::BDRY_ACK, it.region, port_.index()}, t);
                 } else {
@@ -216,9 +296,20 @@ private:
                     // says whether the device can take a write now
                     const bool device_ready = next_drain_ps_ <= t;
                     wpq_result r = wpq_gate_store(g_, it.region, it.word, 0, device_ready ? 1 : 0);
+                    const uint64_t st0 = st;
+                    st = wpq_gate_offer_state(g_);
                     if (r == WPQ_BYPASS) device_write(t, it.word);       // written through, undo-logged
                     if (r == WPQ_FULL && !device_ready) drain_wake();    // wait for the device
-                    if (r != WPQ_OK && r != WPQ_BYPASS) break;          // full / declined: wait in order
+                    if (r != WPQ_OK && r != WPQ_BYPASS) {                // full / declined: wait in order
+                        if (st == st0) {                                 // (the offer changed nothing)
+                            pq.blocked = true;
+                            pq.state = st;
+                            pq.dev_ready = device_ready;
+                            pq.refused = r;
+                        }
+                        ++paths_gen_;
+                        break;
+                    }
                     if (it.last) {
                         // ungated (ADR-like): durable once in the battery-backed queue
                         if (wpq_gate_ack_on_entry(g_)) port_.ack(it.id, t);
@@ -227,11 +318,17 @@ private:
                     }
                 }
                 path.pop_front();
+                ++paths_gen_;
                 again = true;
               }
             }
+            if (paths_gen_ == gen0 && st == st_round && (next_drain_ps_ <= t) == ready0) {
+                // every head was a known refusal: remember the round
+                sweep_ = Sweep{gen0, st, ready0, full_not_ready, refused_full - full0, refused_declined - declined0};
+            }
+            }
             const uint32_t f = wpq_gate_flush_id(g_);
-            if (wpq_gate_persisted(g_)) {
+            if (!unacked_.empty() && wpq_gate_persisted(g_)) {
                 // The flush-ID region is durable: acknowledge its writes.
                 auto u = unacked_.find(f);
                 if (u != unacked_.end()) {
@@ -253,6 +350,8 @@ private:
             }
             if (wpq_gate_try_commit(g_)) again = true;
         }
+        wpq_gate_count_refusals(g_, WPQ_FULL, refused_full);
+        wpq_gate_count_refusals(g_, WPQ_DECLINED, refused_declined);
     }
     // One 8-byte device write at t (>= next_drain_ps_), and the next device slot.
     void device_write(uint64_t t, uint64_t word)
@@ -273,11 +372,21 @@ private:
     wpq_gate *g_;
     // Writes and boundaries not yet in the queue, per persist path (requester): each path is in
     // order (a boundary waits behind its own path's writes), paths do not block each other.
-    std::map<int, std::deque<Item>> paths_;
+    std::vector<Path> paths_;   // by requester, ascending
+    // A round of pump() in which every path head was a known refusal (nothing offered): valid
+    // while paths_gen_ (bumped whenever a path's head or its refusal changes), the offer state and
+    // the device's readiness are the same; then the round only counts its refusals again.
+    struct Sweep {
+        uint64_t gen = UINT64_MAX, state = 0;
+        bool dev_ready = false, full_not_ready = false;
+        uint64_t full = 0, declined = 0;
+    };
+    Sweep sweep_;
+    uint64_t paths_gen_ = 0;
     size_t waiting() const
     {
         size_t n = 0;
-        for (auto &p : paths_) n += p.second.size();
+        for (auto &p : paths_) n += p.q.size();
         return n;
     }
     uint64_t load_hits_ = 0;
