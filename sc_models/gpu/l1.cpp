@@ -169,7 +169,8 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
         cache_install(cache_, idx, la, pm);
     }
     if (pm) ++st_.pm_load_misses; else ++st_.vol_load_misses;
-    MemReq req(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+    MemReqPool::Lease lease(reqs_, tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+    MemReq &req = *lease;
     req.ext.pm = pm;
     req.ext.requester = sm_;
     sc_time d = ps(t + hit_ps_ - now_ps());
@@ -288,7 +289,8 @@ L1Result L1::store_nt(uint64_t la, int32_t idx, const uint8_t *data, const uint6
             if (mask[b / 64] >> (b % 64) & 1) wr[b] = op;
         tracker_->on_perform(t, op, line_addr, mask);
     }
-    MemReq req(tlm::TLM_WRITE_COMMAND, line_addr, line_bytes_);
+    MemReqPool::Lease lease(reqs_, tlm::TLM_WRITE_COMMAND, line_addr, line_bytes_);
+    MemReq &req = *lease;
     std::memcpy(req.data, data, line_bytes_);
     req.ext.mask[0] = mask[0];
     req.ext.mask[1] = mask[1];
