@@ -427,6 +427,32 @@ void cache_invalidate(cache *c, int32_t idx)
     recount(c, idx);
 }
 
+uint32_t cache_invalidate_clean(cache *c, int pm_only)
+{
+    if (!c) return 0;
+    uint32_t n = 0;
+    if (c->tag_only) {                                 /* no persist-unit index in tag-only lines */
+        for (uint32_t i = 0; i < c->num_lines; i++) {
+            if (!cache_line_present(c, (int32_t)i) || (pm_only && !cache_line_pm(c, (int32_t)i)) ||
+                cache_is_dirty(c, (int32_t)i))
+                continue;
+            cache_invalidate(c, (int32_t)i);
+            n++;
+        }
+        return n;
+    }
+    const uint64_t *pres = PRES(c);
+    for (uint32_t w = 0; w * 64u < c->num_lines; w++)
+        for (uint64_t bits = pres[w]; bits; bits &= bits - 1u) {   /* present lines, by index */
+            int32_t idx = (int32_t)(w * 64u + (uint32_t)__builtin_ctzll(bits));
+            const cache_line *l = &LN(c)[idx];
+            if ((pm_only && !l->pm) || mask_any(l->dirty) || l->pb_index != CACHE_NO_PB) continue;
+            cache_invalidate(c, idx);
+            n++;
+        }
+    return n;
+}
+
 void cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm)
 {
     if (!idx_ok(c, idx)) return;

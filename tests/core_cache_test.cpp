@@ -608,3 +608,36 @@ INSTANTIATE_TEST_SUITE_P(Geometries, CacheTagOnly,
                                            Geo{16384, 32, 8}, Geo{3 * 64 * 4, 64, 3}, Geo{16 * 64, 64, 0}));
 
 }  // namespace
+
+// cache_invalidate_clean drops exactly the present lines that are clean, not held by a persist
+// unit and (pm_only) PM lines; the rest stay present with their data.
+TEST(Cache, InvalidateCleanKeepsDirtyHeldAndVolatile)
+{
+    Cache k(200 * 64, 64, 0);                     // 200 lines: more than three present-bitmap words
+    const uint8_t b[1] = {7};
+    for (int32_t i = 0; i < 200; i++) {
+        if (i % 7 == 6) continue;                     // not present
+        cache_install(k.c, i, 1000 + i, i % 2);       // odd lines are PM
+        if (i % 5 == 0) cache_write(k.c, i, 3, b, 1); // dirty
+        if (i % 11 == 0) cache_line_at(k.c, i)->pb_index = 4;   // held by a persist unit
+    }
+    auto expect_gone = [&](int32_t i, bool pm_only) {
+        return i % 7 != 6 && i % 5 != 0 && i % 11 != 0 && (!pm_only || i % 2 == 1);
+    };
+    uint32_t want = 0;
+    for (int32_t i = 0; i < 200; i++) want += expect_gone(i, true);
+    EXPECT_EQ(cache_invalidate_clean(k.c, 1), want);
+    for (int32_t i = 0; i < 200; i++) {
+        bool present = i % 7 != 6 && !expect_gone(i, true);
+        EXPECT_EQ(cache_line_present(k.c, i) != 0, present) << i;
+        if (present) EXPECT_EQ(cache_lookup(k.c, 1000 + i), i);
+        else EXPECT_EQ(cache_lookup(k.c, 1000 + i), -1);
+    }
+    want = 0;
+    for (int32_t i = 0; i < 200; i++) want += expect_gone(i, false) && !expect_gone(i, true);
+    EXPECT_EQ(cache_invalidate_clean(k.c, 0), want);  // now the volatile clean ones
+    for (int32_t i = 0; i < 200; i++)
+        EXPECT_EQ(cache_line_present(k.c, i) != 0, i % 7 != 6 && !expect_gone(i, false)) << i;
+    EXPECT_EQ(cache_line_at_const(k.c, 5)->dirty[0], 1ull << 3);   // a dirty line keeps its bytes
+    EXPECT_EQ(cache_data_const(k.c, 5)[3], 7);
+}

@@ -47,6 +47,7 @@ Sm::Sm(sc_module_name n, const GpuCfg &g, const Config &c, int id, const Persist
     blocks_.resize(max_blocks_);
     sched_free_.assign(nsched_, 0);
     rr_.assign(nsched_, 0);
+    ready_.assign(nsched_, 0);
     free_slots_ = nw;
     SC_METHOD(run);
     sensitive << wake_;
@@ -99,6 +100,7 @@ void Sm::launch_block(const persim_prog *p, const persim_kernel *k, uint32_t blo
         x.ready_ps = t;
         x.nprims = x.pi = x.lines_done = 0;
         x.mem_ready = 0;
+        sync_ready(x);
         b.slots.push_back(slot);
         ++b.live;
         --free_slots_;
@@ -121,6 +123,7 @@ void Sm::stall(WarpCtx &w, Wait what, uint8_t reason, uint64_t t)
     w.wait = what;
     w.reason = reason;
     w.wait_since = t;
+    sync_ready(w);
 }
 
 void Sm::resume(WarpCtx &w, uint64_t at)
@@ -128,6 +131,7 @@ void Sm::resume(WarpCtx &w, uint64_t at)
     if (w.wait != Wait::NONE && w.wait != Wait::DONE) {
         st_.stall_ps[w.reason] += at > w.wait_since ? at - w.wait_since : 0;
         w.wait = Wait::NONE;
+        sync_ready(w);
     }
     w.ready_ps = at;
     kick(at);
@@ -150,26 +154,34 @@ void Sm::run()
     for (uint32_t s = 0; s < nsched_; ++s) {
         if (sched_free_[s] > t) continue;
         // Loose round robin over this scheduler's warps (slots s, s+nsched, ...).
+        // The warps that may issue (active, not waiting), from rr_[s] on, then those before it.
         const uint32_t per = (nw + nsched_ - 1 - s) / nsched_;
-        uint32_t j = rr_[s];                     // < per
-        for (uint32_t k = 0; k < per; ++k, j = j + 1 == per ? 0 : j + 1) {
-            WarpCtx &w = warps_[s + j * nsched_];
-            if (!w.active || w.wait != Wait::NONE || w.ready_ps > t) continue;
-            uint64_t cycles = 1;
-            step(w, t, cycles);
-            sched_free_[s] = t + cycles * period_ps_;
-            st_.busy_ps += cycles * period_ps_;
-            rr_[s] = j + 1 == per ? 0 : j + 1;
-            break;
+        const uint64_t m = ready_[s];
+        const uint32_t r = rr_[s];                          // < per
+        const uint64_t from_r = r < 64 ? m >> r << r : 0;
+        for (uint64_t part : {from_r, m & ~from_r}) {
+            bool issued = false;
+            for (; part; part &= part - 1) {
+                const uint32_t j = (uint32_t)__builtin_ctzll(part);
+                WarpCtx &w = warps_[s + j * nsched_];
+                if (w.ready_ps > t) continue;
+                uint64_t cycles = 1;
+                step(w, t, cycles);
+                sched_free_[s] = t + cycles * period_ps_;
+                st_.busy_ps += cycles * period_ps_;
+                rr_[s] = j + 1 == per ? 0 : j + 1;
+                issued = true;
+                break;
+            }
+            if (issued) break;
         }
     }
     // Next time some warp can issue.
     uint64_t next = UINT64_MAX;
     for (uint32_t s = 0; s < nsched_; ++s) {
         const uint64_t free_at = sched_free_[s];
-        for (uint32_t i = s; i < nw; i += nsched_) {
-            const WarpCtx &w = warps_[i];
-            if (!w.active || w.wait != Wait::NONE) continue;
+        for (uint64_t m = ready_[s]; m; m &= m - 1) {
+            const WarpCtx &w = warps_[s + (uint32_t)__builtin_ctzll(m) * nsched_];
             next = std::min(next, std::max(w.ready_ps, free_at));
         }
     }
@@ -437,6 +449,7 @@ void Sm::finish_warp(WarpCtx &w, uint64_t t)
 {
     w.active = false;
     w.wait = Wait::DONE;
+    sync_ready(w);
     ++free_slots_;
     BlockCtx &b = blocks_[w.block_slot];
     --b.live;

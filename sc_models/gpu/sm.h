@@ -117,6 +117,15 @@ private:
     std::vector<BlockCtx> blocks_;
     std::vector<uint64_t> sched_free_;
     std::vector<uint32_t> rr_;
+    // Per scheduler: bit j = warp slot s + j * nsched is active and not waiting (kept by sync_ready
+    // wherever active or wait change), so that issue and the next-issue time visit only those.
+    std::vector<uint64_t> ready_;
+    void sync_ready(const WarpCtx &w)
+    {
+        const uint64_t bit = 1ull << (w.slot / nsched_);
+        if (w.active && w.wait == Wait::NONE) ready_[w.slot % nsched_] |= bit;
+        else ready_[w.slot % nsched_] &= ~bit;
+    }
     uint32_t free_slots_;
     sc_core::sc_event wake_;
     int drain_state_ = 0;           // 0 idle, 1 waiting for PB, 2 waiting for write-back ticket
