@@ -441,8 +441,10 @@ void Sm::check_block_sync(BlockCtx &b, uint64_t t)
 
 void Sm::release_grid_sync(uint64_t at)
 {
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::SYNC]; m; m &= m - 1) {   // by slot, as a scan of warps_
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::SYNC && w.flag_addr == 1) resume(w, at);
+    }
 }
 
 void Sm::finish_warp(WarpCtx &w, uint64_t t)
@@ -466,15 +468,18 @@ void Sm::finish_warp(WarpCtx &w, uint64_t t)
 void Sm::on_pb_change(uint64_t stalled)
 {
     const uint64_t t = now_ps();
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::PB] & ~stalled; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::PB && !((stalled >> w.slot) & 1)) resume(w, t + period_ps_);
+    }
     check_drain();
 }
 
 void Sm::on_ticket_progress()
 {
     const uint64_t t = now_ps();
-    for (auto &w : warps_) {
+    for (uint64_t m = waiting_[(int)Wait::TICKET]; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (!w.active || w.wait != Wait::TICKET || !l1->ticket_done(w.ticket)) continue;
         if (w.after_ticket) l1->invalidate_clean(w.after_ticket == 1);
         advance_prim(w);
@@ -485,8 +490,10 @@ void Sm::on_ticket_progress()
 
 void Sm::wake_flag_waiters(uint64_t flag, uint64_t at)
 {
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::FLAG]; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::FLAG && w.flag_addr == flag) resume(w, std::max(at, now_ps()));
+    }
 }
 
 void Sm::begin_drain()
