@@ -2,7 +2,8 @@
 #   make demo        install missing Debian packages, build, run the main demo
 #   make test        install missing packages, build, run every test through ctest (SAN=1: ASan+UBSan)
 #   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
-#   make bench       simulation speed: the fixed runs side by side with the pre-refactor baseline (c99bc84)
+#   make bench       simulation speed, every part side by side with a baseline revision (results/bench/README.md)
+#   make figures-all every paper's evaluation, resumable, with progress (TIER=quick|paper; docs/figures.md)
 #   make build       just build (SAN=1 for the sanitizer build in build-san/)
 SHELL   := /bin/bash
 .DEFAULT_GOAL := all
@@ -26,7 +27,7 @@ PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo pyt
 all: build
 
 help:
-	@sed -n '1,8p' Makefile
+	@sed -n '1,7p' Makefile
 
 deps:
 	@./scripts/install-deps.sh
@@ -58,7 +59,7 @@ demo: build
 	$(PYTHON) scripts/demo.py --persim $(PERSIM) --out results/demo
 
 bench: build
-	$(PYTHON) scripts/bench.py --persim $(PERSIM)
+	$(PYTHON) scripts/bench.py --persim $(PERSIM) $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san

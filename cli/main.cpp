@@ -41,6 +41,7 @@ const char *kUsage =
     "usage:\n"
     "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
+    "                                                                    (FILE.zst: zstd-compressed)\n"
     "  persim list  [systems|models|workloads|keys]                      what can be chosen, with defaults and units\n"
     "  persim list rtl [--config F ...] [--set k=v]                    the Verilog parameters a configuration gives each RTL block (JSON)\n"
     "  persim check --model M (--trace F | --workload W) [options]       are the program's `require`s guaranteed by M,\n"
@@ -55,7 +56,8 @@ const char *kUsage =
     "                     e.g. configs/gpu_sbrp_table1.json\n"
     "  --model M          persistency model (`persim list models`: per system kind)\n"
     "  --workload W       built-in workload (see `persim list workloads`)\n"
-    "  --trace FILE       run a trace file (format: docs/trace-format.md)\n"
+    "  --trace FILE       run a trace file (format: docs/trace-format.md; zstd-compressed files are read\n"
+    "                     as they decompress)\n"
     "  --size S           workload size knob (= --set workload.size=S); `small` = the workload's\n"
     "                     test size, `default` = its paper-scale size\n"
     "  --seed N           input seed (= --set sim.seed=N)\n"
@@ -275,7 +277,7 @@ int cmd_trace(const Args &a)
     if (!wl) die("unknown workload '" + a.workload + "' (see persim list workloads)");
     wl_params prm{};
     const SystemCfg sc = SystemCfg::from(c);
-    prm.size = sc.workload_size ? sc.workload_size : a.size == "small" ? wl->small_size : wl->default_size;
+    prm.size = sc.size_of(wl->default_size, wl->small_size, a.size == "small");
     prm.seed = sc.seed;
     system_of(c).workload_params(c, &prm);
     prm.pm_base = sc.pm_base;
@@ -296,7 +298,7 @@ int cmd_trace(const Args &a)
     if (func_exec(p, fin, 0, err, sizeof err) != 0) die(std::string("functional execution failed: ") + err);
     FILE *f = stdout;
     if (!a.out.empty() && a.out != "-") {
-        f = std::fopen(a.out.c_str(), "w");
+        f = trace_open_write(a.out.c_str(), trace_path_is_zstd(a.out.c_str()) ? TRACE_ZSTD_LEVEL : 0);  // x.zst: compressed
         if (!f) die(a.out + ": cannot open for writing");
     }
     std::string comment = "workload " + a.workload + " size " + std::to_string(prm.size) + " seed " +

@@ -64,9 +64,7 @@ void load_program(const RunSpec &s, Loaded &L)
         }
         wl_params prm{};
         const SystemCfg sc = SystemCfg::from(s.cfg);
-        L.size = sc.workload_size;
-        prm.size = L.size ? L.size : (s.small ? L.wl->small_size : L.wl->default_size);
-        L.size = prm.size;
+        prm.size = L.size = sc.size_of(L.wl->default_size, L.wl->small_size, s.small);
         prm.seed = sc.seed;
         system_of(s.cfg).workload_params(s.cfg, &prm);
         prm.pm_base = sc.pm_base;
@@ -85,7 +83,9 @@ void load_program(const RunSpec &s, Loaded &L)
 
 std::string auto_name(const RunSpec &s, uint64_t size)
 {
-    std::string src = s.trace.empty() ? s.workload : fs::path(s.trace).stem().string();
+    fs::path tp(s.trace);
+    if (tp.extension() == ".zst") tp = tp.stem();   // x.trace.zst names its runs like x.trace
+    std::string src = s.trace.empty() ? s.workload : tp.stem().string();
     std::ostringstream o;
     const SystemCfg sc = SystemCfg::from(s.cfg);
     o << s.model << "-" << sc.placement << (sc.eadr ? "-eadr" : "") << "-" << src;

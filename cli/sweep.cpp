@@ -547,8 +547,7 @@ json expected_config(const Point &p, uint64_t *size)
     if (p.size_arg != "small" && p.size_arg != "default") c.set_kv("workload.size=" + p.size_arg, "--size");
     if (!p.seed.empty()) c.set_kv("sim.seed=" + p.seed, "--seed");
     const persim_workload *wl = wl_find(p.workload.c_str());
-    const uint64_t wsize = SystemCfg::from(c).workload_size;
-    *size = wsize ? wsize : (p.size_arg == "small" ? wl->small_size : wl->default_size);
+    *size = SystemCfg::from(c).size_of(wl->default_size, wl->small_size, p.size_arg == "small");
     return c.resolved();
 }
 

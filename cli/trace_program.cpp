@@ -631,7 +631,9 @@ int trace_program_main(int argc, char **argv)
     if (!p) fail(err);
     char e[512];
     std::string part = out + ".part";
-    if (trace_write_file(part.c_str(), p, nullptr, nullptr, 0, comment.c_str(), e, sizeof e) != 0) {
+    // -o x.zst: compressed (zstd; persim run reads it as it decompresses, docs/trace-format.md)
+    const int level = trace_path_is_zstd(out.c_str()) ? TRACE_ZSTD_LEVEL : 0;
+    if (trace_write_file_level(part.c_str(), p, nullptr, nullptr, 0, comment.c_str(), level, e, sizeof e) != 0) {
         prog_free(p);
         std::remove(part.c_str());
         fail(std::string("writing ") + out + ": " + e);

@@ -224,6 +224,7 @@ static void t_rank_mru(cache *c, int32_t idx, int was)
     uint8_t *rk = RANK(c), *st = STATE(c);
     uint32_t first = (uint32_t)idx / c->ways * c->ways;
     uint8_t r = rk[idx];
+    if (was && r == 0) return;          /* already the MRU way: no rank changes */
     for (uint32_t i = first; i < first + c->ways; i++)
         if ((int32_t)i != idx && (st[i] & ST_PRESENT) && (!was || rk[i] < r)) rk[i]++;
     rk[idx] = 0;
@@ -270,12 +271,13 @@ size_t cache_bytes(const cache_cfg *cfg)
     return make_layout(cfg, &L) == 0 ? L.total : 0;
 }
 
-int cache_init(void *mem, const cache_cfg *cfg)
+static int init_common(void *mem, const cache_cfg *cfg, int zeroed)
 {
     layout L;
     if (!mem || ((uintptr_t)mem & 7u) != 0) return -1;
     if (make_layout(cfg, &L) != 0) return -1;
-    memset(mem, 0, L.total);
+    if (!zeroed) memset(mem, 0, L.total);
+    else memset(mem, 0, sizeof(struct cache));
     cache *c = (cache *)mem;
     c->cfg = *cfg;
     c->num_lines = L.n;
@@ -302,6 +304,10 @@ int cache_init(void *mem, const cache_cfg *cfg)
     memset(TAIL(c), 0xFF, (size_t)L.sets * sizeof(int32_t));
     return 0;
 }
+
+int cache_init(void *mem, const cache_cfg *cfg) { return init_common(mem, cfg, 0); }
+
+int cache_init_zeroed(void *mem, const cache_cfg *cfg) { return init_common(mem, cfg, 1); }
 
 const cache_cfg *cache_config(const cache *c) { return c ? &c->cfg : NULL; }
 uint32_t cache_num_lines(const cache *c) { return c ? c->num_lines : 0; }

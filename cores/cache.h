@@ -64,6 +64,11 @@ typedef struct cache cache;   /* opaque; lives in caller memory */
 size_t   cache_bytes(const cache_cfg *cfg);
 /* Returns 0 on success, -1 if cfg is invalid (sizes not powers of two, line > 128, ...). */
 int      cache_init(void *mem, const cache_cfg *cfg);
+/* As cache_init, for a block the caller has already zeroed (all cache_bytes(cfg) bytes, e.g. from
+ * calloc): the core does not write the tag-only arrays again, so pages of a large tag-only cache
+ * the OS maps lazily (calloc of a large block) are only touched when a set is first used. Full
+ * mode still initialises its lists (they are not all zero). Same result as cache_init. */
+int      cache_init_zeroed(void *mem, const cache_cfg *cfg);
 const cache_cfg *cache_config(const cache *c);
 uint32_t cache_num_lines(const cache *c);
 

@@ -70,3 +70,24 @@ MATRIX_ARGS ?=
 
 figures-matrix: build
 	$(PYTHON) scripts/gpu_matrix.py --persim $(PERSIM) -j $(MATRIX_JOBS) --out $(MATRIX_OUT) $(if $(filter 1,$(MATRIX_FORCE)),--force) $(MATRIX_ARGS)
+
+# Every paper's evaluation in one command (issue 23; scripts/figures_all.py, docs/figures.md): SBRP,
+# scoped barriers, AGPM, LightWSP, BROI one after the other on one pool of JOBS runs at a time, with
+# overall progress (points done / to run, ETA). Resumable: points already run are skipped, and an
+# evaluation recorded as finished with nothing left to run is skipped whole. Each evaluation's wall
+# time goes into its README (timing.json) and, with the total, into results/figures-all.json.
+#   make figures-all                   the quick tier (today's sizes; what CI runs)
+#   make figures-all TIER=paper        paper-like scale where a script defines it (its TIERS table)
+#   make figures-all-plan              count the points still to run and estimate the time; run nothing
+#   make figures-all FIGALL_ARGS='--only lightwsp --with-real --redraw --force --evals-at-once 2 -v'
+#                                      (see the script's help)
+.PHONY: figures-all figures-all-plan
+TIER        ?= quick
+FIGALL_JOBS ?= $(JOBS)
+FIGALL_ARGS ?=
+
+figures-all: build
+	$(PYTHON) scripts/figures_all.py --persim $(PERSIM) -j $(FIGALL_JOBS) --tier $(TIER) $(FIGALL_ARGS)
+
+figures-all-plan: build
+	$(PYTHON) scripts/figures_all.py --persim $(PERSIM) -j $(FIGALL_JOBS) --tier $(TIER) --dry-run $(FIGALL_ARGS)

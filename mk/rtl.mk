@@ -4,8 +4,9 @@
 #   make coverage   Verilator line/toggle coverage of the co-simulation suite (build in $(BUILD)-cov)
 #   make rtl-lint   verilator --lint-only -Wall on every block and preset
 #   make cosim      only the co-simulation tests (PERSIM_SEED / PERSIM_COSIM_N from the environment)
+#   make cosim-bench co-simulation speed, CSV block,preset,cycles,seconds,cycles_per_s (tb/cosim_bench.py)
 #   make broi-design-space   results/area/broi_design_space.md (BROI parallel vs serial scheduler)
-.PHONY: area coverage rtl-lint cosim
+.PHONY: area coverage rtl-lint cosim cosim-bench
 
 RTL_JOBS := $(shell j=$(JOBS); [ $$j -gt 2 ] && j=2; echo $$j)
 COV_BUILD ?= $(BUILD)-cov
@@ -20,6 +21,10 @@ rtl-lint:
 
 cosim: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(RTL_JOBS) -R cosim
+
+COSIM_BENCH_N ?= 1000000
+cosim-bench: build
+	$(PY3) tb/cosim_bench.py --build $(BUILD) --cycles $(COSIM_BENCH_N)
 
 coverage:
 	@./scripts/install-deps.sh

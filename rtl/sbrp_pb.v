@@ -70,12 +70,14 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
     localparam [CW-1:0] N_C = N32[CW-1:0];
 
     // ---- state ----
+    // slot payload: one array element per slot (not flat N*W-bit vectors: a simulator updates the
+    // one slot written instead of copying the whole buffer every cycle)
     reg [N-1:0]        vld;
-    reg [N*3-1:0]      typ;
-    reg [N*LNW-1:0]    lin;
-    reg [N*WARPS-1:0]  wm;
+    reg [2:0]          typ [0:N-1];
+    reg [LNW-1:0]      lin [0:N-1];
+    reg [WARPS-1:0]    wm  [0:N-1];
     reg [N-1:0]        pvv;                 // prev valid (an ordering entry was allocated before)
-    reg [N*SW-1:0]     pv;                  // prev: slot of the youngest earlier ordering entry
+    reg [SW-1:0]       pv  [0:N-1];         // prev: slot of the youngest earlier ordering entry
     reg [SW-1:0]       head, tail;
     reg [CW-1:0]       used, cnt;
     reg [15:0]         ac0, ac1;            // ACTR[0], ACTR[1]
@@ -87,11 +89,6 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
 
     // ---- next state ----
     reg [N-1:0]        n_vld;
-    wire [N*3-1:0]     n_typ;
-    wire [N*LNW-1:0]   n_lin;
-    wire [N*WARPS-1:0] n_wm;
-    wire [N-1:0]       n_pvv;
-    wire [N*SW-1:0]    n_pv;
     reg                al_do, co_do;        // allocate at tail / OR the warp into slot co_slot
     reg [2:0]          al_typ;
     reg [LNW-1:0]      al_line, hl;
@@ -263,17 +260,17 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
 
         // (2) the offered operation; es = the addressed slot
         es = entry[SW-1:0];
-        ev_valid = ({16'd0, entry} < N32) && vld[es] && typ[es*3 +: 3] == T_PERSIST;
+        ev_valid = ({16'd0, entry} < N32) && vld[es] && typ[es] == T_PERSIST;
         case (op)
         2'd1: begin                                                       // store
             if (wok && {16'd0, line} < LINES32) begin
-                if (ev_valid && {{(16-LNW){1'b0}}, lin[es*LNW +: LNW]} == line) begin
+                if (ev_valid && {{(16-LNW){1'b0}}, lin[es]} == line) begin
                     // an ordering entry after PB_k that includes this warp?
                     conflict = 1'b0;
                     for (s = 0; s < N; s = s + 1) begin
                         ts = s[SW-1:0];
                         after[s] = (es >= head) ? (ts > es || ts < head) : (ts > es && ts < head);
-                        if (vld[s] && typ[s*3 +: 3] != T_PERSIST && (wm[s*WARPS +: WARPS] & b) != 0 && after[s])
+                        if (vld[s] && typ[s] != T_PERSIST && (wm[s] & b) != 0 && after[s])
                             conflict = 1'b1;
                     end
                     if (conflict) begin                                   // edm_wait(target PB_k)
@@ -306,7 +303,7 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
             if (wok && fence_type >= T_OFENCE && fence_type <= T_REL_DEV) begin
                 ps = dec(tail);
                 fl = 1'b1;
-                if (n_used != {CW{1'b0}} && typ[ps*3 +: 3] == fence_type) begin
+                if (n_used != {CW{1'b0}} && typ[ps] == fence_type) begin
                     co_do = 1'b1; co_slot = ps;                           // coalesce
                 end else if (n_used == N_C) begin
                     n_fw = n_fw | b;
@@ -330,10 +327,10 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
         2'd3: begin                                                       // eviction
             if (wok && ev_valid) begin
                 // evict_block: 1 = an ordering entry precedes (target prev), 2 = FSM
-                ps = pv[es*SW +: SW];
-                blocked1 = pvv[es] && vld[ps] && typ[ps*3 +: 3] != T_PERSIST &&
+                ps = pv[es];
+                blocked1 = pvv[es] && vld[ps] && typ[ps] != T_PERSIST &&
                            rank(ps, head) < rank(es, head);
-                blocked2 = (wm[es*WARPS +: WARPS] & (n_fsm0 | n_fsm1)) != 0 &&
+                blocked2 = (wm[es] & (n_fsm0 | n_fsm1)) != 0 &&
                            (n_ac0 != 16'd0 || n_ac1 != 16'd0);
                 if (blocked1 || blocked2) begin
                     es_ = forget(es_, b);
@@ -348,11 +345,11 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
                     o_res = R_STALL_ORDER;
                 end else begin
                     o_ev = 1'b1;
-                    o_eline = {{(16-LNW){1'b0}}, lin[es*LNW +: LNW]};
+                    o_eline = {{(16-LNW){1'b0}}, lin[es]};
                     // count_flush in phase P
                     o_ep = es_[ES-1];
-                    if (es_[ES-1]) begin n_ac1 = n_ac1 + 1'b1; n_fwm1 = n_fwm1 | wm[es*WARPS +: WARPS]; end
-                    else           begin n_ac0 = n_ac0 + 1'b1; n_fwm0 = n_fwm0 | wm[es*WARPS +: WARPS]; end
+                    if (es_[ES-1]) begin n_ac1 = n_ac1 + 1'b1; n_fwm1 = n_fwm1 | wm[es]; end
+                    else           begin n_ac0 = n_ac0 + 1'b1; n_fwm0 = n_fwm0 | wm[es]; end
                     // remove_entry(es)
                     rs = es;
                     u0 = n_used;
@@ -387,9 +384,9 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
             if (al_do && hs == tail) begin
                 ht = al_typ; m = b; hl = al_line;
             end else begin
-                ht = typ[hs*3 +: 3];
-                m = wm[hs*WARPS +: WARPS] | ((co_do && hs == co_slot) ? b : {WARPS{1'b0}});
-                hl = lin[hs*LNW +: LNW];
+                ht = typ[hs];
+                m = wm[hs] | ((co_do && hs == co_slot) ? b : {WARPS{1'b0}});
+                hl = lin[hs];
             end
             rs = hs;
             did_rm = 1'b0;
@@ -460,27 +457,16 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
     end
 
     // slot payload datapath: allocation at the tail, coalescing OR (warp masks are not cleared on
-    // removal: a slot's fields are read only while it is valid)
-    genvar g;
-    generate
-        for (g = 0; g < N; g = g + 1) begin : g_slot
-            localparam [31:0] G32 = g;
-            wire sa = al_do && tail == G32[SW-1:0];
-            wire sc = co_do && co_slot == G32[SW-1:0];
-            assign n_typ[g*3 +: 3]       = sa ? al_typ : typ[g*3 +: 3];
-            assign n_lin[g*LNW +: LNW]   = sa ? al_line : lin[g*LNW +: LNW];
-            assign n_wm[g*WARPS +: WARPS] = sa ? b : sc ? (wm[g*WARPS +: WARPS] | b) : wm[g*WARPS +: WARPS];
-            assign n_pvv[g]              = sa ? lov : pvv[g];
-            assign n_pv[g*SW +: SW]      = sa ? lo : pv[g*SW +: SW];
+    // removal: a slot's fields are read only while it is valid); no reset
+    always @(posedge clk) begin
+        if (al_do) begin
+            typ[tail] <= al_typ; lin[tail] <= al_line; wm[tail] <= b; pv[tail] <= lo;
+        end else if (co_do) begin
+            wm[co_slot] <= wm[co_slot] | b;
         end
-    endgenerate
+    end
 
     wire unused_ok = &{1'b0, fl_last[SW], 1'b0};
-
-    // slot payload needs no reset (read only while the slot is valid)
-    always @(posedge clk) begin
-        typ <= n_typ; lin <= n_lin; pv <= n_pv; wm <= n_wm;
-    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -496,7 +482,8 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
             odm <= {WARPS{1'b0}}; edm <= {WARPS{1'b0}}; fsm <= {WARPS{1'b0}}; stalled <= {WARPS{1'b0}};
             actr <= 16'd0; count <= 16'd0;
         end else begin
-            vld <= n_vld; pvv <= n_pvv;
+            vld <= n_vld;
+            if (al_do) pvv[tail] <= lov;
             head <= n_head; tail <= n_tail; used <= n_used; cnt <= n_cnt;
             ac0 <= n_ac0; ac1 <= n_ac1; {ph, flip, r_edm, cur, old} <= es_;
             r_odm <= n_odm; fsm0 <= n_fsm0; fsm1 <= n_fsm1; fwm0 <= n_fwm0; fwm1 <= n_fwm1; fw <= n_fw;

@@ -88,7 +88,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     localparam QW = RID_W + ADDR_W + DATA_W;     // entry = {region, addr, data}
 
     // ---- state ----
-    reg [ENTRIES*QW-1:0]     q;
+    reg [QW-1:0]             q [0:ENTRIES-1];   // one array element per entry (not a flat vector)
     reg [CW-1:0]             cnt;
     reg [RID_W-1:0]          fid;
     reg [REGIONS-1:0]        wb;               // boundary received
@@ -97,7 +97,6 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     reg [15:0]               pft;
 
     // ---- next state ----
-    wire [ENTRIES*QW-1:0]    n_q;
     reg                      push_do;         // append the offered store at index app
     reg [CW-1:0]             app;
     reg [RID_W-1:0]          n_fid;
@@ -133,7 +132,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
         sn = 1'b0; sel = {QW{1'b0}};
         for (j = 0; j < ENTRIES; j = j + 1) begin
             first[j] = dm[j] && !sn;
-            if (first[j]) sel = q[j*QW +: QW];
+            if (first[j]) sel = q[j];
             sn = sn || dm[j];
             seen[j] = sn;
         end
@@ -142,19 +141,10 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     generate
         for (g = 0; g < ENTRIES; g = g + 1) begin : g_q
             localparam [31:0] G32 = g;
-            wire [QW-1:0] cur = q[g*QW +: QW];
-            wire [QW-1:0] nxt;
             assign qv[g]    = G32[CW-1:0] < cnt;
-            assign match[g] = qv[g] && cur[QW-1 -: RID_W] == fid;
+            assign match[g] = qv[g] && q[g][QW-1 -: RID_W] == fid;
             assign dm[g]    = (UNGATED != 0) ? qv[g] : match[g];
-            assign hitv[g]  = qv[g] && cur[DATA_W + LS +: LW] == ld_line;
-            if (g + 1 < ENTRIES) begin : g_nxt
-                assign nxt = q[(g+1)*QW +: QW];
-            end else begin : g_last
-                assign nxt = {QW{1'b0}};
-            end
-            assign n_q[g*QW +: QW] = (push_do && app == G32[CW-1:0]) ? {push_region, push_addr, push_data} :
-                                     (drained && seen[g]) ? nxt : cur;
+            assign hitv[g]  = qv[g] && q[g][DATA_W + LS +: LW] == ld_line;
         end
     endgenerate
 
@@ -322,10 +312,23 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
 
     wire unused_ok = &{1'b0, o_disc[31:16], 1'b0};
 
-    // queue storage: no reset needed (entries at or above cnt are never read)
-    always @(posedge clk) begin
-        q <= n_q;
-    end
+    // queue storage, per entry: no reset needed (entries at or above cnt are never read). The offered
+    // store is appended at index app; when the oldest candidate drains, it and every entry after it
+    // take the next entry's contents (the last one zeros).
+    generate
+        for (g = 0; g < ENTRIES; g = g + 1) begin : g_qs
+            localparam [31:0] G32 = g;
+            wire [QW-1:0] nxt;
+            if (g + 1 < ENTRIES) begin : g_nxt
+                assign nxt = q[g + 1];
+            end else begin : g_last
+                assign nxt = {QW{1'b0}};
+            end
+            always @(posedge clk)
+                if (push_do && app == G32[CW-1:0]) q[g] <= {push_region, push_addr, push_data};
+                else if (drained && seen[g]) q[g] <= nxt;
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (rst) begin

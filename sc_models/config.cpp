@@ -45,6 +45,8 @@ std::vector<ParamDef> make_schema()
         F("sim.max_time_ms", 50.0, "ms", "simulated-time limit; a run still going then is reported as stuck", 0.001, 1e6),
         I("sim.progress_ms", 2000, "ms", "host time between progress lines on stderr (0 = never)", 0, 1e9),
         I("workload.size", 0, "-", "workload size knob (0 = the workload's default; see `persim list`)", 0, 9.2e18),
+        F("workload.scale", 1.0, "x", "multiplies the workload's default size (its small size with --size small) when "
+          "workload.size is 0: one key scales every workload of a sweep by the same factor (paper-scale tiers)", 1e-6, 1e9),
     };
 }
 

@@ -192,9 +192,7 @@ inline uint32_t sector_bytes(const uint64_t mask[2], uint32_t line_bytes)
 }
 
 inline uint64_t now_ps() { return (uint64_t)sc_core::sc_time_stamp().value(); }
-// The kernel's time resolution is SystemC's default, 1 ps (nothing sets another): a value in
-// picoseconds is the time's raw value (the same as sc_time((double)v, SC_PS) below 2^52 ps, without
-// the floating-point scaling).
+// The default time resolution (1 ps: nothing sets another) makes a value in ps the kernel's own unit.
 inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 
 // Receives every write at the moment it becomes durable (persistence domain), in arrival order.

@@ -1,5 +1,6 @@
 #include "system_cfg.h"
 #include "config_table.h"
+#include <cmath>
 
 namespace persim {
 
@@ -51,10 +52,18 @@ SystemCfg SystemCfg::from(const Config &c)
     caches_table().fill(c, s);
     s.seed = (uint64_t)c.i("sim.seed");
     s.workload_size = (uint64_t)c.i("workload.size");
+    s.workload_scale = c.f("workload.scale");
     s.max_time_ms = c.f("sim.max_time_ms");
     s.progress_ms = c.i("sim.progress_ms");
     scopes_table().fill(c, s);
     return s;
+}
+
+uint64_t SystemCfg::size_of(uint64_t default_size, uint64_t small_size, bool small) const
+{
+    if (workload_size) return workload_size;
+    const long long n = std::llround((double)(small ? small_size : default_size) * workload_scale);
+    return n < 1 ? 1 : (uint64_t)n;
 }
 
 } // namespace persim

@@ -27,6 +27,10 @@ struct SystemCfg {
     int64_t l2_bank_busy_cycles = 1;       // l2.bank_busy_cycles
     uint64_t seed = 1;           // sim.seed
     uint64_t workload_size = 0;  // workload.size (0: the workload's own default or small size)
+    double workload_scale = 1;   // workload.scale: multiplies the default (or small) size when workload.size is 0
+    // The size a run of a workload with these settings uses: workload.size if given, else the
+    // workload's default (small: its test size) times workload.scale, at least 1.
+    uint64_t size_of(uint64_t default_size, uint64_t small_size, bool small) const;
     double max_time_ms = 50;     // sim.max_time_ms
     int64_t progress_ms = 2000;  // sim.progress_ms
     bool promote_block_scope = false;   // persist.promote_block_scope (a program rewrite, SBRP Figure 7)

@@ -32,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verdict as V  # noqa: E402
@@ -40,6 +41,11 @@ import figlib as FL  # noqa: E402
 
 SPECS = ["fig7", "base", "sens", "sens_base"]
 SENS_SPECS = ("sens", "sens_base")   # keep their own sizes (the kernel size is a dimension)
+# `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec, applied
+# after --config/--size/--model-map); a tier with changes writes to results/agpm/<tier>/. paper: none
+# yet (issue 23: kernels where each SM ends several adaptation periods; `--size` sets one size for
+# every kernel, the paper tier needs one per kernel).
+TIERS = {"quick": {}, "paper": {}}
 # The sensitivity labels (sens.json "period"): the period length per SM in log updates, or the rule.
 SENS_THR = [("thr100", 100), ("thr300", 300), ("thr1000", 1000), ("thr3000", 3000), ("thr10000", 10000)]
 NAN = float("nan")
@@ -408,8 +414,10 @@ def fmtn(v):
 def main():
     x = extra_args()
     a = V.figure_args(__doc__, "configs/experiments/agpm", "results/agpm")
+    V.tier_out(a, TIERS)
+    t0 = time.time()
     write_specs(a, x)
-    failed, secs = V.run_sweeps(a, SPECS)
+    failed, secs = V.run_sweeps(a, SPECS, TIERS)
     rows = V.read_sweep(os.path.join(a.out, "raw", "fig7", "sweep.csv"))
     base_rows = V.read_sweep(os.path.join(a.out, "raw", "base", "sweep.csv"))
     sens_rows = V.read_sweep(os.path.join(a.out, "raw", "sens", "sweep.csv"))
@@ -419,6 +427,12 @@ def main():
     nseeds = FL.seeds_in(rows)
     t2, missing = table2(a, x, rows)
     out = a.out
+    rec, extra = FL.timing_run(a, not a.no_run and a.force and not a.only)
+    timing = FL.timing_text(out, rec, lambda t: (
+        f"The last full regeneration (`make figures-agpm AGPM_FORCE=1`, -j {t['jobs']}, {t['date']}) took "
+        f"{t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a 2-core machine shared "
+        "with other jobs."), wall_s=round(time.time() - t0, 1), sweeps_s=round(secs, 1), jobs=a.jobs, force=a.force,
+        **extra)
 
     # Figure 3
     f3 = []
@@ -476,7 +490,7 @@ def main():
     A("")
     A(f"Config `{x.config}`, size `{x.size}`, sweeps: `configs/experiments/agpm/` (as run: `raw/specs/`). "
       f"Base of every normalised time: the kernel without undo logging (`agpm-<kernel>-nolog`) under model "
-      f"`{x.model_map.get(x.base_model, x.base_model)}`. Wall time of the sweeps: {secs:.0f} s.")
+      f"`{x.model_map.get(x.base_model, x.base_model)}`. " + (timing or f"Wall time of the sweeps: {secs:.0f} s."))
     A("")
     if x.model_map:
         A("**These are not the paper's designs.** The runs substituted models: " +

@@ -35,6 +35,9 @@ from verdict import lift, ratio  # noqa: E402
 import figlib as FL  # noqa: E402
 
 SPECS = ["fig9", "fig11", "fig12", "fig13", "serial"]
+# `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec); a tier
+# with changes writes to results/broi/<tier>/. quick: the specs as they are; paper: none yet.
+TIERS = {"quick": {}, "paper": {}}
 SERIAL = [0, 5, 2, 1]     # broi.serial: 0 = the parallel scheduler; K entries evaluated per cycle
 NAN = float("nan")
 
@@ -187,7 +190,7 @@ def mech_table(d, keys, cols):
 
 def main():
     t0 = time.time()
-    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/broi", "results/broi", SPECS)
+    a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/broi", "results/broi", SPECS, TIERS)
     out = a.out
 
     C = V.Claims()
@@ -313,10 +316,11 @@ def main():
     F["serial"] = sv
 
     total = time.time() - t0
-    timing = FL.timing_text(out, not a.no_run and a.force and not a.only, lambda t: (
+    rec, extra = FL.timing_run(a, not a.no_run and a.force and not a.only)
+    timing = FL.timing_text(out, rec, lambda t: (
         f"The last full regeneration (`make figures-broi BROI_FORCE=1`, -j {t['jobs']}, "
         f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with another job."),
-        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force)
+        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force, **extra)
 
     m9 = {}
     for sc, h in (("local", False), ("hybrid", True)):

@@ -262,12 +262,14 @@ SBRP_PAPER_MARK = "paper's value (section 7 text)"
 
 # ---- the driver of the sweep figure scripts (V.figure_args, V.run_sweeps, raw/<spec>/sweep.csv) ----
 
-def start(doc, specs_dir, out_dir, specs):
-    """Parses the command line, runs the sweeps (unless --no-run) and reads their rows. Returns (args,
-    failed sweeps, seconds in the sweeps, plt or None, {spec: rows}, {spec: run count}, [(spec, point,
-    status, exit) of every point not ok])."""
+def start(doc, specs_dir, out_dir, specs, tiers=None):
+    """Parses the command line, runs the sweeps (unless --no-run) and reads their rows. tiers: {tier:
+    {spec: spec keys to replace}} (V.tier_spec; e.g. {"paper": {"fig7": {"sizes": [...]}}}). Returns
+    (args, failed sweeps, seconds in the sweeps, plt or None, {spec: rows}, {spec: run count}, [(spec,
+    point, status, exit) of every point not ok])."""
     a = V.figure_args(doc, specs_dir, out_dir)
-    failed, run_s = V.run_sweeps(a, specs)
+    V.tier_out(a, tiers)
+    failed, run_s = V.run_sweeps(a, specs, tiers)
     plt = plt_or_none("matplotlib missing (Debian: python3-matplotlib): CSVs only, no PNGs")
     R = {s: rows_of(a.out, s) for s in specs}
     nruns = {s: len(R[s]) for s in specs}
@@ -306,17 +308,59 @@ def bad_points(bad):
             [f"- `{s}`: `{p}` status {st}, exit {ex}" for s, p, st, ex in bad] + [""])
 
 
+def points_run(a):
+    """(points run by this invocation, points in its sweeps): the rows of every sweep V.run_items
+    started, a point counting as run when its stats.json is newer than the sweeps' start."""
+    items, t0, cwd = getattr(a, "sweep_items", []), getattr(a, "sweep_t0", None), getattr(a, "sweep_cwd", None)
+    run = total = 0
+    for _, _, out in items:
+        d = os.path.join(cwd or "", out)
+        for r in read_sweep(os.path.join(d, "sweep.csv")):
+            total += 1
+            st = os.path.join(d, "runs", r.get("point", ""), "stats.json")
+            if t0 is not None and os.path.exists(st) and os.path.getmtime(st) >= t0:
+                run += 1
+    return run, total
+
+
+def timing_via(t):
+    """The README sentence of a timing recorded by scripts/figures_all.py (--record-timing)."""
+    s = (f"The last regeneration by `{t['via']}` (tier {t.get('tier', 'quick')}, -j {t['jobs']}, {t['date']}) took "
+         f"{t['wall_s'] / 60:.1f} min wall" +
+         (f" ({t['sweeps_s'] / 60:.1f} min in the sweeps)" if "sweeps_s" in t else "") +
+         " on a 2-core machine shared with other jobs")
+    if t["points_run"] < t["points"]:
+        s += (f"; it ran {t['points_run']} of the {t['points']} points, the others were done already, so a full "
+              "run takes longer")
+    else:
+        s += f", running all {t['points']} points"
+    return s + " (`results/figures-all.json` has every evaluation's time)."
+
+
 def timing_text(out, record, text, **run):
     """The README's sentence on the last full regeneration. record: this run is one, store run (wall_s,
-    sweeps_s, jobs, ...; the date is added) as out/timing.json. Returns text(the stored dict), or ''
-    when there is none (or it lacks a key text needs)."""
+    sweeps_s, jobs, ...; the date is added) as out/timing.json. Returns text(the stored dict) (or
+    timing_via's sentence for a timing recorded by `make figures-all`), or '' when there is none (or
+    it lacks a key text needs)."""
     path = os.path.join(out, "timing.json")
     if record:
         json.dump(dict(run, date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())), open(path, "w"))
     try:
-        return text(json.load(open(path)))
+        t = json.load(open(path))
+        return timing_via(t) if t.get("via") else text(t)
     except (OSError, ValueError, KeyError):
         return ""
+
+
+def timing_run(a, record):
+    """timing_text's extra fields and whether to record: record (the script's own rule for a full
+    regeneration) or --record-timing (scripts/figures_all.py: every run, with the points it ran)."""
+    extra = {}
+    if getattr(a, "record_timing", False) and not getattr(a, "no_run", False) and not getattr(a, "only", None):
+        r, n = points_run(a)
+        extra = dict(points_run=r, points=n, tier=getattr(a, "tier", "quick"), via="make figures-all")
+        record = True
+    return record, extra
 
 
 def write_readme(out, L, end="\n"):

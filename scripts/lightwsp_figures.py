@@ -34,7 +34,13 @@ import verdict as V  # noqa: E402
 from verdict import lift, ratio  # noqa: E402
 import figlib as FL  # noqa: E402
 
-SPECS = ["fig7", "fig9", "fig11", "fig12", "fig13", "fig15", "fig16", "fig17", "sens_write_bw", "sens_link"]
+SPECS = ["fig7", "fig9", "fig11", "fig12", "fig13", "fig15", "fig16", "fig17", "sens_write_bw", "sens_link", "paper_fig7"]
+# paper_fig7 (issue 23): Figure 7's profiles at >= 100 M instructions each, warm; swept only at
+# `make figures-all TIER=paper` (V.tier_runs), shown beside the small runs whenever its results exist.
+# `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec); a tier
+# with changes writes to results/lightwsp/<tier>/. quick: the specs as they are. paper: the same specs
+# plus paper_fig7 (a spec of its own, so the small runs stay where they are and the README shows both).
+TIERS = {"quick": {}, "paper": {}}
 NAN = float("nan")
 
 # The paper's benchmark classes (V-A) and persim's stand-ins for them (docs/workloads-cpu.md).
@@ -297,7 +303,7 @@ def sens_plot(plt, out, spec, d, cold):
 def main():
     t0 = time.time()
     a, failed, run_s, plt, R, nruns, bad = FL.start(__doc__, "configs/experiments/lightwsp", "results/lightwsp",
-                                                     SPECS)
+                                                     SPECS, TIERS)
     out = a.out
 
     C = V.Claims()
@@ -452,17 +458,21 @@ def main():
                   f"sim.warmup = 1, defaults{gap})", S["sens_write_bw"][f"{m} {half}"][vkey(SENS[0][3])].summary(),
                   PAPER[m], headline=True)
 
+    paper_lines = paper_scale(out, plt, C, f7, rows_of(out, "sens_write_bw"))   # issue 23 (empty until run)
+
     total = time.time() - t0
-    timing = FL.timing_text(out, not a.no_run and a.force and not a.only, lambda t: (
+    rec, extra = FL.timing_run(a, not a.no_run and a.force and not a.only)
+    timing = FL.timing_text(out, rec, lambda t: (
         f"The last full regeneration (`make figures-lightwsp LW_FORCE=1`, -j {t['jobs']}, {t['date']}) took "
         f"{t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a 2-core machine "
-        "shared with another job."), wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs)
+        "shared with another job."), wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, **extra)
 
     mechs = {m: mech(rows7, m, WORKLOADS) for m in ("ppa", "capri", "lightwsp")}
     gits = [r.get("persim_git", "") for s_ in SPECS for r in R[s_]]
     readme(out, C, dict(f7=f7, f8=f8, f9=f9, f11=f11, f12=f12, f13=f13, f15=f15, f16=f16, f16o=f16o, f17=f17,
                         t2=t2, mechs=mechs, rows7=rows7, rows16=rows16, rows11=rows11, rows9=rows9, rows12=rows12,
-                        rows13=rows13, rows15=rows15, rows17=rows17, S=S, cold=cold, gits=gits, out=out),
+                        rows13=rows13, rows15=rows15, rows17=rows17, S=S, cold=cold, gits=gits, out=out,
+                        paper_lines=paper_lines),
            nruns, bad, timing)
     return FL.finish("LightWSP", out, total, run_s, C, bad, failed)
 
@@ -479,6 +489,59 @@ def split_line(d):
         k = gmean([d[s_][w] for w in KERNELS])
         parts.append(f"{s_}: profiles {cell(p)}, kernels {cell(k)}")
     return "Geomean over the seven `prof-*` profiles and over the five `cpu-*` kernels: " + "; ".join(parts) + "."
+
+
+def paper_scale(out, plt, C, f7, rows_bw):
+    """Figure 7's profiles at paper-like length (paper_fig7, warm) beside the small runs, cold (Figure 7)
+    and warm (the write-bandwidth sweep's default point): paper_fig7.csv/png, claims, README lines
+    ([] when the sweep has not run)."""
+    rows = rows_of(out, "paper_fig7")
+    if not rows:
+        return []
+    bw = {"nvm.write_bw_gbps": SENS[0][3]}
+    ins = {w: runs(rows, "instructions", model="none", workload=w) for w in PROFILES}
+    done = [w for w in PROFILES if not isnan(ins[w].mean())]
+    series, vals = [], {}
+    for m in SENS_MODELS:
+        big = {w: ratio(runs(rows, model=m, workload=w), runs(rows, model="none", workload=w)) for w in PROFILES}
+        if not any(not isnan(big[w].mean()) for w in done):
+            continue
+        warm = {w: ratio(runs(rows_bw, model=m, workload=w, **bw), runs(rows_bw, model="none", workload=w, **bw))
+                for w in PROFILES}
+        for tag, d in (("small cold", f7[m]), ("small warm", warm), ("100M warm", big)):
+            k = f"{m} {tag}"
+            series.append(k)
+            vals[k] = {w: d[w] for w in done}
+            vals[k]["geomean"] = gmean([d[w] for w in done])
+    if not series:
+        return []
+    groups = done + ["geomean"]
+    csv_and_png(out, plt, "paper_fig7", "persim: LightWSP Figure 7's profiles at 100 M instructions (warm) beside "
+                "the small runs", "execution time / baseline", groups, series, vals,
+                paper={k: {"geomean": PAPER[k.split()[0]]} for k in series if k.endswith("100M warm")})
+    full = {m: all(not isnan(vals[f"{m} 100M warm"][w].mean()) for w in PROFILES) if len(done) == len(PROFILES)
+            else False for m in SENS_MODELS if f"{m} 100M warm" in vals}
+    for m in SENS_MODELS:
+        k = f"{m} 100M warm"
+        if full.get(m):
+            C.add("Paper scale", f"{m} slowdown, geomean of the seven profiles at 100 M instructions each (V-B: "
+                  f"{100 * (PAPER[m] - 1):.1f}%; warm-up on, defaults)", vals[k]["geomean"].summary(), PAPER[m],
+                  headline=True)
+    n_ins = [ins[w].mean() for w in done]
+    L = ["## Paper scale: Figure 7's profiles at 100 M instructions (issue 23)", "",
+         "![paper_fig7](paper_fig7.png)", "",
+         f"`configs/experiments/lightwsp/paper_fig7.json` (`make figures-all TIER=paper`): the seven profiles at "
+         f"`workload.scale = 667` ({min(n_ins) / 1e6:.0f}-{max(n_ins) / 1e6:.0f} M instructions per run; the small "
+         "runs have 150-160 k), functional warm-up of the whole stream first (`sim.warmup = 1`), one seed, on the "
+         "Table I machine at the defaults. Beside them the same profiles' small runs, cold (Figure 7) and warm (the "
+         "write-bandwidth sweep's default point, same configuration)." +
+         ("" if full and all(full.values()) and len(full) == len(SENS_MODELS) else
+          " **Incomplete**: " + ", ".join(f"{m} {sum(not isnan(vals[f'{m} 100M warm'][w].mean()) for w in done) if f'{m} 100M warm' in vals else 0}"
+                                        f" of {len(PROFILES)}" for m in SENS_MODELS) +
+          " profiles have run; a model's verdict waits for all seven."), ""]
+    L += table(groups, series, vals)
+    L.append("")
+    return L
 
 
 def readme(out, C, F, nruns, bad, timing):
@@ -530,6 +593,7 @@ def readme(out, C, F, nruns, bad, timing):
     A("")
     A(C.table(sort=True))
     A("")
+    L.extend(F["paper_lines"])
     sens_readme(L, F)
     f7, mechs = F["f7"], F["mechs"]
     A("## Figure 7: slowdown of Capri, PPA and LightWSP over the baseline (V-B)")

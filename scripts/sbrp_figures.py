@@ -37,6 +37,10 @@ import figlib as FL  # noqa: E402
 WORKLOADS = ["gpkvs", "hm", "srad", "reduction", "mq", "scan"]
 SEEDLESS = {"srad", "reduction", "scan"}     # timing independent of sim.seed (docs/figures.md; checked below)
 SPECS = ["fig6", "fig6_artifact_far", "fig7", "fig9", "fig10a", "fig10b", "fig10c", "fig11", "window_far"]
+# `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec); a tier
+# with changes writes to results/sbrp/<tier>/. The default sizes are SBRP Table 2's already, so the
+# paper tier changes nothing yet.
+TIERS = {"quick": {}, "paper": {}}
 WINDOWS = [4, 6, 8, 12, 16, 24, 32, 48]      # window_far.json (6 = Table 1's default: fig6.json's runs)
 NAN = float("nan")
 
@@ -880,21 +884,15 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="only redraw from the existing sweep CSVs")
     ap.add_argument("--only", action="append", choices=SPECS,
                     help="run only this spec's sweep (repeatable); the figures use every sweep that exists")
+    V.add_tier_args(ap)
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
+    V.tier_out(a, TIERS)
     t0 = time.time()
-    failed = []
-    if not a.no_run:
-        for name in SPECS:
-            if a.only and name not in a.only:
-                continue
-            spec = os.path.join(a.specs, name + ".json")
-            cmd = [a.persim, "sweep", spec, "-j", str(a.jobs), "--out", os.path.join(a.out, name)]
-            if a.force:
-                cmd.append("--force")
-            print("+ " + " ".join(cmd), flush=True)
-            if subprocess.run(cmd).returncode != 0:
-                failed.append(name)
+    items = [(n, V.tier_spec(os.path.join(a.specs, n + ".json"), n, a.out, a.tier, TIERS), os.path.join(a.out, n))
+             for n in SPECS if not (a.only and n not in a.only)]
+    if not a.plan:
+        os.makedirs(a.out, exist_ok=True)
+    failed, _ = V.run_items(a, items)
     run_s = time.time() - t0
     plt = plt_or_none()
     if plt is None:
@@ -926,13 +924,14 @@ def main():
     wf = window_far(a.out, a.out, plt, ns6) if os.path.exists(os.path.join(a.out, "window_far", "sweep.csv")) else None
     total = time.time() - t0
     # a full regeneration (resumed sweeps would understate it)
-    timing = FL.timing_text(a.out, not a.no_run and a.force, lambda t: (
+    rec, extra = FL.timing_run(a, not a.no_run and a.force)
+    timing = FL.timing_text(a.out, rec, lambda t: (
         f"The last full regeneration (`make figures`{' FORCE=1' if t.get('force') else ''}, -j {t['jobs']}, "
         f"{t['date']}) took {t['wall_s'] / 60:.1f} min wall ({t['sweeps_s'] / 60:.1f} min in the sweeps) on a "
         "2-core machine shared with other jobs. For comparison, the one-seed evaluation before issue 12 "
         "(210 runs) took 4.6 min as recorded then, and 5.2 min when rerun on the same machine just before "
         "the regeneration above (2026-11-24)."),
-        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force)
+        wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force, **extra)
     C = readme(a.out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_s, check, timing, wf)
     print(f"SBRP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {a.out}/fig*.csv, fig*.png, README.md")
     print(f"  verdicts: {C.summary()}")

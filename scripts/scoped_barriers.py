@@ -739,20 +739,21 @@ def analysis(f5, f6, f7, t3):
     return "\n".join(L)
 
 
+# `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec); a tier
+# with changes writes to results/scoped-barriers/<tier>/. The B+tree sizes are the paper's (Table 2)
+# already, so the paper tier changes nothing yet.
+TIERS = {"quick": {}, "paper": {}}
+
+
 def run_sweeps(args, specs):
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
-    for s in specs:
-        cmd = [args.persim, "sweep", os.path.join("configs", "experiments", "scoped-barriers", s + ".json"),
-               "-j", str(args.jobs), "--out", os.path.join(args.out, s)]
-        if args.force:
-            cmd.append("--force")
-        print("+", " ".join(cmd), flush=True)
-        rc = subprocess.call(cmd, cwd=root)
-        if rc not in (0, 5):
-            sys.exit(f"scoped_barriers: persim sweep {s} failed (exit {rc})")
-        if rc == 5:
-            print(f"scoped_barriers: some points of {s} failed; their cells are n/a", file=sys.stderr)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    items = [(s, V.tier_spec(os.path.join("configs", "experiments", "scoped-barriers", s + ".json"), s,
+                             os.path.join(root, args.out), args.tier, TIERS), os.path.join(args.out, s))
+             for s in specs]
+    failed, _ = V.run_items(args, items, cwd=root)
+    for s in failed:   # a bad spec or failed points: their cells are n/a
+        print(f"scoped_barriers: persim sweep {s} failed (some points or the spec); their cells are n/a",
+              file=sys.stderr)
 
 
 def main():
@@ -763,11 +764,13 @@ def main():
     ap.add_argument("--only", choices=["fig5", "fig6", "fig7", "table3", "logging", "wgs", "markers", "all"], default="all")
     ap.add_argument("--force", action="store_true", help="rerun every point")
     ap.add_argument("--no-run", action="store_true", help="only redraw from existing sweep results")
+    V.add_tier_args(ap)
     args = ap.parse_args()
+    V.tier_out(args, TIERS)
     want = ["fig5", "fig6", "fig7", "table3", "logging", "wgs", "markers"] if args.only == "all" else [args.only]
     t0 = time.time()
-    if not args.no_run:
-        if not os.path.exists(args.persim):
+    if not args.no_run or args.plan:
+        if not os.path.exists(args.persim) and not args.plan:
             sys.exit(f"scoped_barriers: {args.persim} not found (make build)")
         specs = []
         for w in want:
@@ -785,11 +788,13 @@ def main():
     lg = logging_cost(args.out, args.out) if f5 and have("logging") else None
     wg = wgs_study(args.out, args.out, plt, f5) if f5 and have("wgs") else None
     mk = markers_study(args.out, args.out, plt) if f5 and have("markers") else None
-    timing = FL.timing_text(args.out, not args.no_run and args.only == "all" and args.force, lambda t: (  # a full one
+    args.only = None if args.only == "all" else args.only      # FL.timing_run: only a whole run counts
+    rec, extra = FL.timing_run(args, not args.no_run and args.only is None and args.force)
+    timing = FL.timing_text(args.out, rec, lambda t: (  # a full one
         f"The last full regeneration (`make scoped-barriers`{' SB_FORCE=1' if t.get('force') else ''}, "
         f"-j {t['jobs']}, {t['date']}) took {t['wall_s'] / 60:.1f} min wall on a 2-core machine shared with "
         "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
-        "the same day."), wall_s=round(time.time() - t0, 1), jobs=args.jobs, force=args.force)
+        "the same day."), wall_s=round(time.time() - t0, 1), jobs=args.jobs, force=args.force, **extra)
     C = readme(args.out, f5, f6, f7, t3, lg, timing, wg, mk)
     print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs/PNGs ({time.time() - t0:.1f} s); verdicts: {C.summary()}")
 

@@ -429,6 +429,20 @@ def seed_of(r):
 
 # ---- the shared driver of the figure scripts (lightwsp_figures.py, broi_figures.py) ----
 
+TIERS = ("quick", "paper")   # `make figures-all TIER=...`: quick = today's sizes (CI), paper = paper-like scale
+
+
+def add_tier_args(ap):
+    """The options every figure script takes for `make figures-all` (scripts/figures_all.py)."""
+    ap.add_argument("--tier", choices=TIERS, default="quick",
+                    help="sizes: quick (default, today's sizes) or paper (paper-like scale where the script "
+                         "defines it; elsewhere the quick sizes)")
+    ap.add_argument("--plan", action="store_true",
+                    help="print the sweeps this run would start (JSON: name, spec, out) and exit")
+    ap.add_argument("--record-timing", action="store_true",
+                    help="store this run's wall time in OUT/timing.json even when points were skipped")
+
+
 def figure_args(doc, specs, out):
     """The command line every figure script takes: where persim, the sweep specs and the results are."""
     import argparse
@@ -440,27 +454,100 @@ def figure_args(doc, specs, out):
     ap.add_argument("--force", action="store_true", help="rerun every point (default: skip points with results)")
     ap.add_argument("--no-run", action="store_true", help="only redraw from the existing sweep CSVs")
     ap.add_argument("--only", action="append", help="run only these specs (repeatable); figures use what exists")
+    add_tier_args(ap)
     return ap.parse_args()
 
 
-def run_sweeps(a, specs):
-    """Runs `persim sweep` for every spec (unless --no-run; only --only ones if given) into
-    <out>/raw/<spec>. Returns (names of specs whose sweep failed, seconds spent)."""
+def load_spec(path):
+    """A sweep spec (JSON with // comments outside strings)."""
+    import json
+    out = []
+    for line in open(path):
+        q, i = False, 0
+        while i < len(line):
+            if line[i] == '"' and (i == 0 or line[i - 1] != "\\"):
+                q = not q
+            if not q and line.startswith("//", i):
+                line = line[:i] + "\n"
+                break
+            i += 1
+        out.append(line)
+    return json.loads("".join(out))
+
+
+def tier_spec(spec, name, out_dir, tier, overrides):
+    """The spec file to sweep at this tier: spec itself when the tier changes nothing for it, else a
+    copy with overrides[tier][name] (spec keys replaced, e.g. {"sizes": [...]}) written to
+    out_dir/specs-<tier>/<name>.json."""
+    import json
+    import os
+    ov = (overrides or {}).get(tier, {}).get(name)
+    if not ov:
+        return spec
+    s = load_spec(spec)
+    s.update(ov)
+    d = os.path.join(out_dir, "specs-" + tier)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name + ".json")
+    with open(path, "w") as f:
+        json.dump(s, f, indent=1)
+    return path
+
+
+def tier_changes(tier, overrides):
+    """True when the tier runs other sizes than quick for some spec (the results then go elsewhere)."""
+    return any((overrides or {}).get(tier, {}).values())
+
+
+def tier_out(a, overrides):
+    """At a tier that changes sizes (tier_changes) the results go to <out>/<tier>/ (results README
+    included), beside the quick tier's in <out>/; a tier that changes nothing shares <out>/ (no rerun)."""
+    import os
+    if getattr(a, "tier", "quick") != "quick" and tier_changes(a.tier, overrides):
+        a.out = os.path.join(a.out, a.tier)
+    return a.out
+
+
+def run_items(a, items, cwd=None):
+    """Runs `persim sweep SPEC -j a.jobs --out OUT [--force]` for every (name, spec, out) of items,
+    unless a.no_run; with a.plan prints items as JSON (what scripts/figures_all.py counts) and exits.
+    Returns (names of the sweeps that failed, seconds spent)."""
+    import json
     import os
     import subprocess
+    import sys
     import time
-    os.makedirs(os.path.join(a.out, "raw"), exist_ok=True)
+    if getattr(a, "plan", False):
+        print(json.dumps([{"name": n, "spec": s, "out": o, "cwd": cwd or os.getcwd()} for n, s, o in items]))
+        sys.exit(0)
     t0 = time.time()
+    a.sweep_items, a.sweep_t0, a.sweep_cwd = list(items), t0, cwd   # for figlib.points_run
     failed = []
-    if not a.no_run:
-        for name in specs:
-            if a.only and name not in a.only:
-                continue
-            cmd = [a.persim, "sweep", os.path.join(a.specs, name + ".json"), "-j", str(a.jobs),
-                   "--out", os.path.join(a.out, "raw", name)]
+    if not getattr(a, "no_run", False):
+        for name, spec, out in items:
+            cmd = [a.persim, "sweep", spec, "-j", str(a.jobs), "--out", out]
             if a.force:
                 cmd.append("--force")
             print("+ " + " ".join(cmd), flush=True)
-            if subprocess.run(cmd).returncode != 0:
+            if subprocess.run(cmd, cwd=cwd).returncode != 0:
                 failed.append(name)
     return failed, time.time() - t0
+
+
+def run_sweeps(a, specs, overrides=None):
+    """Runs `persim sweep` for every spec (unless --no-run; only --only ones if given) into
+    <out>/raw/<spec>, at a.tier (overrides: {tier: {spec: spec keys}}, tier_spec). Returns (names of
+    specs whose sweep failed, seconds spent)."""
+    import os
+    if not getattr(a, "plan", False):
+        os.makedirs(os.path.join(a.out, "raw"), exist_ok=True)
+    items = [(n, tier_spec(os.path.join(a.specs, n + ".json"), n, os.path.join(a.out, "raw"),
+                           getattr(a, "tier", "quick"), overrides), os.path.join(a.out, "raw", n))
+             for n in specs if not (a.only and n not in a.only) and tier_runs(n, getattr(a, "tier", "quick"))]
+    return run_items(a, items)
+
+
+def tier_runs(spec, tier):
+    """A spec named paper_* (a paper-scale run of a figure, issue 23) is swept only at tier paper; its
+    results, once there, are read and shown beside the small runs at every tier."""
+    return not spec.startswith("paper_") or tier == "paper"

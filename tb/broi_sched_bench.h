@@ -5,11 +5,13 @@
 #pragma once
 #include "broi_sched_dut.h"
 #include "cosim_common.h"
+#include <algorithm>
 #include <type_traits>
 
 namespace broi_bench {
 
-// Bit fields of a Verilated port: an integer up to 64 bits, a VlWide (32-bit words) above.
+// Bit fields (w <= 64) of a Verilated port: an integer up to 64 bits, a VlWide (32-bit words)
+// above; word by word.
 template <class P>
 uint64_t getbits(const P &port, unsigned lo, unsigned w)
 {
@@ -17,9 +19,10 @@ uint64_t getbits(const P &port, unsigned lo, unsigned w)
     if constexpr (std::is_integral_v<P>) {
         v = (uint64_t)port >> lo;
     } else {
-        for (unsigned k = 0; k < w; k++) {
-            const unsigned bit = lo + k;
-            v |= (uint64_t)(port[bit / 32] >> (bit % 32) & 1u) << k;
+        for (unsigned k = 0; k < w;) {
+            const unsigned bit = lo + k, sh = bit % 32, n = std::min(32 - sh, w - k);
+            v |= (uint64_t)(port[bit / 32] >> sh) << k;
+            k += n;
         }
     }
     return w >= 64 ? v : v & ((1ull << w) - 1);
@@ -31,10 +34,11 @@ void setbits(P &port, unsigned lo, unsigned w, uint64_t v)
         const uint64_t m = (w >= 64 ? ~0ull : (1ull << w) - 1) << lo;
         port = (P)(((uint64_t)port & ~m) | ((v << lo) & m));
     } else {
-        for (unsigned k = 0; k < w; k++) {
-            const unsigned bit = lo + k;
-            if (v >> k & 1u) port[bit / 32] |= 1u << (bit % 32);
-            else port[bit / 32] &= ~(1u << (bit % 32));
+        for (unsigned k = 0; k < w;) {
+            const unsigned bit = lo + k, sh = bit % 32, n = std::min(32 - sh, w - k);
+            const uint32_t m = (n >= 32 ? ~0u : (1u << n) - 1) << sh;
+            port[bit / 32] = (port[bit / 32] & ~m) | ((uint32_t)(v >> k) << sh & m);
+            k += n;
         }
     }
 }
@@ -42,7 +46,8 @@ void setbits(P &port, unsigned lo, unsigned w, uint64_t v)
 template <class V>
 class BroiBench : public dut::BroiDut {
 public:
-    explicit BroiBench(const broi_sched_cfg &cfg) : cfg_(cfg), chk_("broi_sched")
+    explicit BroiBench(const broi_sched_cfg &cfg)
+        : cfg_(cfg), chk_("broi_sched", [this](const void *raw) { return fmt(*static_cast<const broi_sched_in *>(raw)); })
     {
         mem_.resize(broi_sched_bytes(&cfg) / 8 + 1);
         s_ = reinterpret_cast<broi_sched *>(mem_.data());
@@ -62,6 +67,23 @@ public:
     const broi_sched_cfg &cfg() const override { return cfg_; }
     bool rtl() const override { return true; }
 
+    // The inputs of a cycle as the mismatch report shows them.
+    std::string fmt(const broi_sched_in &in) const
+    {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "in_valid=%u barrier=%u entry=%u bank=%u tag=%u bank_ready=0x%x mc_low=%u",
+                      in.in_valid, in.in_barrier, in.in_entry, in.in_bank, in.in_tag, in.bank_ready, in.mc_low);
+        std::string desc = buf;
+        if (in.cpl_valid || in.now) {
+            desc += " now=" + std::to_string(in.now);
+            for (uint32_t c = 0; c < cfg_.banks; c++)
+                if (in.cpl_valid >> c & 1u)
+                    desc += " cpl[" + std::to_string(c) + "]={entry " + std::to_string(in.cpl_entry[c]) + ", line " +
+                            std::to_string(in.cpl_line[c]) + ", time " + std::to_string(in.cpl_time[c]) + "}";
+        }
+        return desc;
+    }
+
     // One cycle on both models (inputs cut to the port widths); returns false after a mismatch.
     bool step_in(broi_sched_in in, broi_sched_out *co = nullptr)
     {
@@ -76,18 +98,7 @@ public:
             in.cpl_line[c] &= lmask();
             in.cpl_time[c] &= tmask();
         }
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "in_valid=%u barrier=%u entry=%u bank=%u tag=%u bank_ready=0x%x mc_low=%u",
-                      in.in_valid, in.in_barrier, in.in_entry, in.in_bank, in.in_tag, in.bank_ready, in.mc_low);
-        std::string desc = buf;
-        if (in.cpl_valid || in.now) {
-            desc += " now=" + std::to_string(in.now);
-            for (uint32_t c = 0; c < cfg_.banks; c++)
-                if (in.cpl_valid >> c & 1u)
-                    desc += " cpl[" + std::to_string(c) + "]={entry " + std::to_string(in.cpl_entry[c]) + ", line " +
-                            std::to_string(in.cpl_line[c]) + ", time " + std::to_string(in.cpl_time[c]) + "}";
-        }
-        chk_.input(cyc_, desc);
+        chk_.input(cyc_, in);
         dut_->in_valid = in.in_valid;
         dut_->in_barrier = in.in_barrier;
         dut_->in_entry = in.in_entry;
@@ -111,20 +122,16 @@ public:
         chk_.eq("issue_valid", dut_->issue_valid, o.issue_valid);
         uint64_t ent = dut_->issue_entry, tag = dut_->issue_tag;
         for (uint32_t b = 0; b < cfg_.banks; b++) {
-            std::string sb = "issue_entry[" + std::to_string(b) + "]";
-            chk_.eq(sb.c_str(), (ent >> (b * ew_)) & ((1u << ew_) - 1), o.issue_entry[b]);
-            std::string st = "issue_tag[" + std::to_string(b) + "]";
-            chk_.eq(st.c_str(), (tag >> (b * cfg_.tag_bits)) & ((1u << cfg_.tag_bits) - 1), o.issue_tag[b]);
+            chk_.eq("issue_entry", b, (ent >> (b * ew_)) & ((1u << ew_) - 1), o.issue_entry[b]);
+            chk_.eq("issue_tag", b, (tag >> (b * cfg_.tag_bits)) & ((1u << cfg_.tag_bits) - 1), o.issue_tag[b]);
         }
         chk_.eq("barrier", dut_->barrier, o.barrier);
         chk_.eq("starving", dut_->starving, o.starving);
         chk_.eq("occupancy", dut_->occupancy, o.occupancy);
         chk_.eq("epoch_done", dut_->epoch_done, o.epoch_done);
         for (uint32_t b = 0; b < cfg_.banks; b++) {
-            std::string sf = "issue_floor[" + std::to_string(b) + "]";
-            chk_.eq(sf.c_str(), getbits(dut_->issue_floor, b * tw(), tw()), o.issue_floor[b]);
-            std::string sd = "cpl_done[" + std::to_string(b) + "]";
-            chk_.eq(sd.c_str(), getbits(dut_->cpl_done, b * tw(), tw()), o.cpl_done[b]);
+            chk_.eq("issue_floor", b, getbits(dut_->issue_floor, b * tw(), tw()), o.issue_floor[b]);
+            chk_.eq("cpl_done", b, getbits(dut_->cpl_done, b * tw(), tw()), o.cpl_done[b]);
             if ((o.issue_valid >> b & 1u) && o.issue_floor[b]) floors_++;
         }
         return chk_.ok();

@@ -45,7 +45,9 @@ namespace {
         uint64_t s = cosim::seed(), n = cosim::cycles();                                 \
         cosim::announce("broi_sched/" #PRESET, s, n);                                    \
         BroiBench<Vbroi_sched_##PRESET> b(rtlp_##PRESET##_cfg());                        \
+        cosim::Speed sp("broi_sched", #PRESET);                                          \
         b.random(s + (K), n);                                                            \
+        sp.print(n);                                                                     \
     }
 
 BROI_RANDOM_TEST(broi_table2_serial, 2)

@@ -19,16 +19,21 @@
 #include <verilated_cov.h>
 #endif
 #pragma GCC diagnostic pop
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
 #include <deque>
 #include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -136,35 +141,108 @@ private:
     uint64_t time_ = 0;
 };
 
-// Keeps the last 20 input vectors and compares outputs.
+// Keeps the last 20 input vectors and compares outputs. The inputs of a cycle are kept as raw bytes
+// (input(cycle, in)) and formatted by the block's formatter only when a mismatch is reported, so the
+// lockstep costs no string work per cycle.
 class Checker {
 public:
-    explicit Checker(std::string block) : block_(std::move(block)) {}
+    using Fmt = std::function<std::string(const void *)>;
+    explicit Checker(std::string block, Fmt fmt = nullptr) : block_(std::move(block)), fmt_(std::move(fmt)) {}
+    // The inputs of one cycle, formatted later by the formatter (a trivially copyable struct).
+    template <class In>
+    void input(uint64_t cycle, const In &in)
+    {
+        static_assert(std::is_trivially_copyable_v<In>, "raw input record");
+        cycle_ = cycle;
+        Rec &r = next();
+        r.cycle = cycle;
+        r.text.clear();
+        r.raw.resize(sizeof in);
+        std::memcpy(r.raw.data(), &in, sizeof in);
+    }
+    // A cycle described by text (e.g. "reset").
     void input(uint64_t cycle, const std::string &desc)
     {
         cycle_ = cycle;
-        hist_.push_back("  cycle " + std::to_string(cycle) + ": " + desc);
-        if (hist_.size() > 20) hist_.pop_front();
+        Rec &r = next();
+        r.cycle = cycle;
+        r.text = desc;
+        r.raw.clear();
     }
+    void input(uint64_t cycle, const char *desc) { input(cycle, std::string(desc)); }
     // Returns false (and reports) on the first mismatch.
     bool eq(const char *signal, uint64_t rtl, uint64_t c)
     {
         if (rtl == c || failed_) return !failed_;
-        failed_ = true;
-        std::ostringstream os;
-        os << block_ << " cosim mismatch at cycle " << cycle_ << ": signal " << signal << " RTL=0x"
-           << std::hex << rtl << " C=0x" << c << std::dec << "\nlast inputs:\n";
-        for (auto &h : hist_) os << h << "\n";
-        ADD_FAILURE() << os.str();
+        report(signal, rtl, c);
+        return false;
+    }
+    // Element `idx` of an output array ("signal[idx]").
+    bool eq(const char *signal, unsigned idx, uint64_t rtl, uint64_t c)
+    {
+        if (rtl == c || failed_) return !failed_;
+        report(std::string(signal) + "[" + std::to_string(idx) + "]", rtl, c);
         return false;
     }
     bool ok() const { return !failed_; }
 
 private:
+    struct Rec {
+        uint64_t cycle = 0;
+        std::string text;
+        std::vector<unsigned char> raw;
+    };
+    Rec &next()
+    {
+        Rec &r = hist_[pos_];
+        pos_ = (pos_ + 1) % hist_.size();
+        if (n_ < hist_.size()) n_++;
+        return r;
+    }
+    void report(const std::string &signal, uint64_t rtl, uint64_t c)
+    {
+        failed_ = true;
+        std::ostringstream os;
+        os << block_ << " cosim mismatch at cycle " << cycle_ << ": signal " << signal << " RTL=0x"
+           << std::hex << rtl << " C=0x" << c << std::dec << "\nlast inputs:\n";
+        for (size_t k = 0; k < n_; k++) {
+            const Rec &r = hist_[(pos_ + hist_.size() - n_ + k) % hist_.size()];
+            os << "  cycle " << r.cycle << ": " << (r.raw.empty() || !fmt_ ? r.text : fmt_(r.raw.data())) << "\n";
+        }
+        ADD_FAILURE() << os.str();
+    }
     std::string block_;
-    std::deque<std::string> hist_;
+    Fmt fmt_;
+    std::array<Rec, 20> hist_{};
+    size_t pos_ = 0, n_ = 0;
     uint64_t cycle_ = 0;
     bool failed_ = false;
+};
+
+// Speed of a random lockstep run: CPU seconds of the process from construction to print(), printed
+// as one CSV line "cosim-speed,<block>,<preset>,<cycles>,<seconds>,<cycles_per_s>" (collected by
+// tb/cosim_bench.py). Not printed when the test has failed.
+class Speed {
+public:
+    Speed(const char *block, const char *preset) : block_(block), preset_(preset), t0_(cpu_s()) {}
+    void print(uint64_t cycles) const
+    {
+        if (::testing::Test::HasFailure()) return;
+        const double s = cpu_s() - t0_;
+        std::printf("cosim-speed,%s,%s,%" PRIu64 ",%.4f,%.0f\n", block_, preset_, cycles, s,
+                    s > 0 ? (double)cycles / s : 0.0);
+        std::fflush(stdout);
+    }
+
+private:
+    static double cpu_s()
+    {
+        timespec ts{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
+    const char *block_, *preset_;
+    double t0_;
 };
 
 inline void announce(const char *what, uint64_t seed, uint64_t n)

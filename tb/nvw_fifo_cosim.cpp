@@ -15,7 +15,7 @@ namespace {
 template <class V>
 class NvwBench : public dut::NvwDut {
 public:
-    explicit NvwBench(const nvw_fifo_cfg &cfg) : cfg_(cfg), chk_("nvw_fifo")
+    explicit NvwBench(const nvw_fifo_cfg &cfg) : cfg_(cfg), chk_("nvw_fifo", fmt)
     {
         mem_.resize(nvw_fifo_bytes(&cfg) / 8 + 1);
         f_ = reinterpret_cast<nvw_fifo *>(mem_.data());
@@ -28,14 +28,21 @@ public:
     const nvw_fifo_cfg &cfg() const override { return cfg_; }
     bool rtl() const override { return true; }
 
+    // The inputs of a cycle as the mismatch report shows them.
+    static std::string fmt(const void *raw)
+    {
+        const nvw_fifo_in &in = *static_cast<const nvw_fifo_in *>(raw);
+        char buf[192];
+        std::snprintf(buf, sizeof buf, "ack=%u ack_epoch=%u drain_all=%u out_ready=%u push_valid=%u push_marker=%u payload=0x%" PRIx64,
+                      in.ack, in.ack_epoch, in.drain_all, in.out_ready, in.push_valid, in.push_marker, in.push_payload);
+        return buf;
+    }
+
     // One cycle on both models; returns false after a mismatch.
     bool step_in(nvw_fifo_in in, nvw_fifo_out *co = nullptr)
     {
         in.push_payload &= pmask_;
-        char buf[192];
-        std::snprintf(buf, sizeof buf, "ack=%u ack_epoch=%u drain_all=%u out_ready=%u push_valid=%u push_marker=%u payload=0x%" PRIx64,
-                      in.ack, in.ack_epoch, in.drain_all, in.out_ready, in.push_valid, in.push_marker, in.push_payload);
-        chk_.input(cyc_, buf);
+        chk_.input(cyc_, in);
         dut_->ack = in.ack;
         dut_->ack_epoch = in.ack_epoch;
         dut_->drain_all = in.drain_all;
@@ -156,7 +163,9 @@ TEST(NvwFifo, Random_nvw_l1)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("nvw_fifo/nvw_l1", s, n);
     NvwBench<Vnvw_fifo_nvw_l1> b(rtlp_nvw_l1_cfg());
+    cosim::Speed sp("nvw_fifo", "nvw_l1");
     b.random(s, n);
+    sp.print(n);
 }
 
 TEST(NvwFifo, Random_nvw_l2)
@@ -164,7 +173,9 @@ TEST(NvwFifo, Random_nvw_l2)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("nvw_fifo/nvw_l2", s, n);
     NvwBench<Vnvw_fifo_nvw_l2> b(rtlp_nvw_l2_cfg());
+    cosim::Speed sp("nvw_fifo", "nvw_l2");
     b.random(s + 1, n);
+    sp.print(n);
 }
 
 TEST(NvwFifo, Random_nvw_small)
@@ -172,7 +183,9 @@ TEST(NvwFifo, Random_nvw_small)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("nvw_fifo/nvw_small", s, n);
     NvwBench<Vnvw_fifo_nvw_small> b(rtlp_nvw_small_cfg());
+    cosim::Speed sp("nvw_fifo", "nvw_small");
     b.random(s + 2, n);
+    sp.print(n);
 }
 
 } // namespace
@@ -184,7 +197,9 @@ TEST(NvwFifo, Random_nvw_l2_pipelined)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("nvw_fifo/nvw_l2_pipelined", s, n);
     NvwBench<Vnvw_fifo_nvw_l2_pipelined> b(rtlp_nvw_l2_pipelined_cfg());
+    cosim::Speed sp("nvw_fifo", "nvw_l2_pipelined");
     b.random(s + 3, n);
+    sp.print(n);
 }
 
 TEST(NvwFifo, Random_nvw_small_pipelined)
@@ -192,7 +207,9 @@ TEST(NvwFifo, Random_nvw_small_pipelined)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("nvw_fifo/nvw_small_pipelined", s, n);
     NvwBench<Vnvw_fifo_nvw_small_pipelined> b(rtlp_nvw_small_pipelined_cfg());
+    cosim::Speed sp("nvw_fifo", "nvw_small_pipelined");
     b.random(s + 4, n);
+    sp.print(n);
 }
 
 } // namespace

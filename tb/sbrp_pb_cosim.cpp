@@ -11,7 +11,7 @@ namespace {
 template <class V>
 class SbrpBench : public dut::SbrpDut {
 public:
-    explicit SbrpBench(const sbrp_pb_cfg &cfg) : cfg_(cfg), chk_("sbrp_pb")
+    explicit SbrpBench(const sbrp_pb_cfg &cfg) : cfg_(cfg), chk_("sbrp_pb", fmt)
     {
         mem_.resize(sbrp_pb_bytes(&cfg) / 8 + 1);
         pb_ = reinterpret_cast<sbrp_pb *>(mem_.data());
@@ -25,13 +25,20 @@ public:
     const sbrp_pb_cfg &cfg() const override { return cfg_; }
     bool rtl() const override { return true; }
 
-    bool step_in(sbrp_pb_in in, sbrp_pb_out *co = nullptr)
+    // The inputs of a cycle as the mismatch report shows them.
+    static std::string fmt(const void *raw)
     {
-        in.op &= 3; in.warp &= 63; in.fence_type &= 7; in.ack_phase &= 1;
+        const sbrp_pb_in &in = *static_cast<const sbrp_pb_in *>(raw);
         char buf[200];
         std::snprintf(buf, sizeof buf, "ack=%u ack_phase=%u op=%u warp=%u fence_type=%u line=%u entry=%u flush_ready=%u drain_all=%u",
                       in.ack, in.ack_phase, in.op, in.warp, in.fence_type, in.line, in.entry, in.flush_ready, in.drain_all);
-        chk_.input(cyc_, buf);
+        return buf;
+    }
+
+    bool step_in(sbrp_pb_in in, sbrp_pb_out *co = nullptr)
+    {
+        in.op &= 3; in.warp &= 63; in.fence_type &= 7; in.ack_phase &= 1;
+        chk_.input(cyc_, in);
         dut_->ack = in.ack;
         dut_->ack_phase = in.ack_phase;
         dut_->op = in.op;
@@ -179,7 +186,9 @@ TEST(SbrpPb, Random_sbrp_table1)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("sbrp_pb/sbrp_table1", s, n);
     SbrpBench<Vsbrp_pb_sbrp_table1> b(rtlp_sbrp_table1_cfg());
+    cosim::Speed sp("sbrp_pb", "sbrp_table1");
     b.random(s, n);
+    sp.print(n);
 }
 
 TEST(SbrpPb, Random_sbrp_small)
@@ -187,7 +196,9 @@ TEST(SbrpPb, Random_sbrp_small)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("sbrp_pb/sbrp_small", s, n);
     SbrpBench<Vsbrp_pb_sbrp_small> b(rtlp_sbrp_small_cfg());
+    cosim::Speed sp("sbrp_pb", "sbrp_small");
     b.random(s + 1, n);
+    sp.print(n);
 }
 
 } // namespace

@@ -27,7 +27,7 @@ template <class V>
 class WpqBench : public dut::WpqDut {
 public:
     explicit WpqBench(const wpq_gate_cfg &cfg, WpqStepFn cstep = wpq_gate_step)
-        : cfg_(cfg), cstep_(cstep), chk_("wpq_gate")
+        : cfg_(cfg), cstep_(cstep), chk_("wpq_gate", fmt)
     {
         mem_.resize(wpq_gate_bytes(&cfg) / 8 + 1);
         g_ = reinterpret_cast<wpq_gate *>(mem_.data());
@@ -54,10 +54,10 @@ public:
     const wpq_gate_cfg &cfg() const override { return cfg_; }
     bool rtl() const override { return true; }
 
-    bool step_in(wpq_gate_in in, wpq_gate_out *co = nullptr)
+    // The inputs of a cycle as the mismatch report shows them.
+    static std::string fmt(const void *raw)
     {
-        in.push_region &= rmask_; in.bdry_region &= rmask_; in.back_region &= rmask_; in.fack_region &= rmask_;
-        in.push_addr &= amask_; in.push_data &= dmask_; in.ld_line &= lmask_;
+        const wpq_gate_in &in = *static_cast<const wpq_gate_in *>(raw);
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "push=%u r=%u a=0x%" PRIx64 " d=0x%" PRIx64 " bdry=%u r=%u back=%u r=%u fack=%u r=%u "
@@ -65,7 +65,14 @@ public:
                       in.push_valid, in.push_region, in.push_addr, in.push_data, in.bdry_valid, in.bdry_region,
                       in.back_valid, in.back_region, in.fack_valid, in.fack_region, in.drain_ready, in.ld_valid,
                       in.ld_line, in.power_fail);
-        chk_.input(cyc_, buf);
+        return buf;
+    }
+
+    bool step_in(wpq_gate_in in, wpq_gate_out *co = nullptr)
+    {
+        in.push_region &= rmask_; in.bdry_region &= rmask_; in.back_region &= rmask_; in.fack_region &= rmask_;
+        in.push_addr &= amask_; in.push_data &= dmask_; in.ld_line &= lmask_;
+        chk_.input(cyc_, in);
         dut_->push_valid = in.push_valid;
         dut_->push_region = in.push_region;
         dut_->push_addr = in.push_addr;
@@ -266,7 +273,9 @@ TEST(WpqGate, Random_lightwsp_table1)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("wpq_gate/lightwsp_table1", s, n);
     WpqBench<Vwpq_gate_lightwsp_table1> b(rtlp_lightwsp_table1_cfg());
+    cosim::Speed sp("wpq_gate", "lightwsp_table1");
     b.random(s, n);
+    sp.print(n);
 }
 
 TEST(WpqGate, Random_wpq_small)
@@ -274,7 +283,9 @@ TEST(WpqGate, Random_wpq_small)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("wpq_gate/wpq_small", s, n);
     WpqBench<Vwpq_gate_wpq_small> b(rtlp_wpq_small_cfg());
+    cosim::Speed sp("wpq_gate", "wpq_small");
     b.random(s + 1, n);
+    sp.print(n);
 }
 
 TEST(WpqGate, Random_lightwsp_table1_ungated)
@@ -282,7 +293,9 @@ TEST(WpqGate, Random_lightwsp_table1_ungated)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("wpq_gate/lightwsp_table1_ungated", s, n);
     WpqBench<Vwpq_gate_lightwsp_table1_ungated> b(rtlp_lightwsp_table1_ungated_cfg());
+    cosim::Speed sp("wpq_gate", "lightwsp_table1_ungated");
     b.random(s + 2, n);
+    sp.print(n);
 }
 
 TEST(WpqGate, Random_wpq_small_ungated)
@@ -290,7 +303,9 @@ TEST(WpqGate, Random_wpq_small_ungated)
     uint64_t s = cosim::seed(), n = cosim::cycles();
     cosim::announce("wpq_gate/wpq_small_ungated", s, n);
     WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
+    cosim::Speed sp("wpq_gate", "wpq_small_ungated");
     b.random(s + 3, n);
+    sp.print(n);
 }
 
 // Planted bugs (tb/wpq_gate_planted.c): the random lockstep runs with a planted C core against the

@@ -175,6 +175,35 @@ TEST(Cli, TraceRoundTrip)
     EXPECT_EQ(b.code, 4) << b.text;
 }
 
+// workload.scale multiplies the workload's default (or small) size; workload.size overrides it.
+// A compressed trace (--out x.zst) runs like its text twin, is named like it, and verifies.
+TEST(Cli, WorkloadScaleAndCompressedTrace)
+{
+    std::string d = tmpdir("scale");
+    auto size_of = [&](const std::string &args, const std::string &out) -> uint64_t {
+        Out o = sh("run " + kSmall + " --model sbrp --workload reduction " + args + " --out " + d + "/" + out + " --quiet");
+        EXPECT_EQ(o.code, 0) << o.text;
+        return json::parse(std::ifstream(d + "/" + out + "/stats.json"))["run"]["size"].get<uint64_t>();
+    };
+    const uint64_t small = size_of("--size small", "s1");
+    EXPECT_EQ(size_of("--size small --set workload.scale=3", "s3"), 3 * small);
+    EXPECT_EQ(size_of("--size 4096 --set workload.scale=3", "n"), 4096u);
+    Out bad = sh("run " + kSmall + " --model sbrp --workload reduction --set workload.scale=0 --quiet --out " + d + "/b");
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.text.find("workload.scale"), std::string::npos) << bad.text;
+
+    Out t = sh("trace " + kSmall + " --workload reduction --size 4096 --out " + d + "/r.trace.zst");
+    ASSERT_EQ(t.code, 0) << t.text;
+    std::ifstream z(d + "/r.trace.zst", std::ios::binary);
+    unsigned char magic[4] = {};
+    z.read((char *)magic, 4);
+    EXPECT_EQ(magic[0], 0x28);
+    EXPECT_EQ(magic[3], 0xFD);
+    Out r = sh("run " + kSmall + " --model sbrp --trace " + d + "/r.trace.zst --csv " + d + "/runs.csv --quiet --out " + d + "/oz");
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_TRUE(json::parse(std::ifstream(d + "/oz/stats.json"))["run"]["verified"].get<bool>());
+}
+
 TEST(Cli, ConfigDocMatchesSchema)
 {
     // docs/config.md is generated from the schema; this keeps it true.

@@ -607,7 +607,58 @@ INSTANTIATE_TEST_SUITE_P(Geometries, CacheTagOnly,
                          ::testing::Values(Geo{4096, 64, 1}, Geo{4096, 64, 2}, Geo{8192, 64, 4},
                                            Geo{16384, 32, 8}, Geo{3 * 64 * 4, 64, 3}, Geo{16 * 64, 64, 0}));
 
-}  // namespace
+// cache_init_zeroed on a zeroed block gives the block cache_init gives on garbage (both modes), and
+// the cache then behaves the same; the DRAM cache's tags use it on calloc'd memory (zeroed once).
+TEST(Cache, InitZeroedMatchesInit)
+{
+    for (uint32_t tag_only : {0u, 1u})
+        for (uint32_t assoc : {1u, 4u, 16u}) {
+            cache_cfg cfg{64 * 1024, 64, assoc, tag_only};
+            const size_t b = cache_bytes(&cfg);
+            ASSERT_GT(b, 0u);
+            std::vector<uint64_t> a((b + 7) / 8, 0xDEADBEEFDEADBEEFull), z((b + 7) / 8, 0);
+            ASSERT_EQ(cache_init(a.data(), &cfg), 0);
+            ASSERT_EQ(cache_init_zeroed(z.data(), &cfg), 0);
+            EXPECT_EQ(std::memcmp(a.data(), z.data(), b), 0) << tag_only << " " << assoc;
+            cache *ca = reinterpret_cast<cache *>(a.data()), *cz = reinterpret_cast<cache *>(z.data());
+            for (uint64_t line = 0; line < 5000; line += 7) {
+                int32_t i = cache_lookup(ca, line % 1500);
+                ASSERT_EQ(cache_lookup(cz, line % 1500), i);
+                if (i >= 0) {
+                    cache_touch(ca, i);
+                    cache_touch(cz, i);
+                    continue;
+                }
+                i = cache_victim(ca, line % 1500);
+                ASSERT_EQ(cache_victim(cz, line % 1500), i);
+                cache_install(ca, i, line % 1500, 1);
+                cache_install(cz, i, line % 1500, 1);
+            }
+            EXPECT_EQ(std::memcmp(a.data(), z.data(), b), 0) << tag_only << " " << assoc;
+            EXPECT_EQ(cache_init_zeroed(nullptr, &cfg), -1);
+        }
+}
+
+// A touch of the most recently used way changes nothing (tag-only ranks): the victim order of the
+// set is the same as without the touch.
+TEST(Cache, TagOnlyTouchOfMruKeepsOrder)
+{
+    Cache t(4 * 64, 64, 4, 1), u(4 * 64, 64, 4, 1);
+    for (uint64_t a : {0u, 1u, 2u, 3u}) {
+        for (Cache *c : {&t, &u}) cache_install(c->c, cache_victim(c->c, a), a, 0);
+    }
+    cache_touch(t.c, cache_lookup(t.c, 3));    // 3 is already the MRU way
+    cache_touch(t.c, cache_lookup(t.c, 3));
+    int32_t ot[4], ou[4];
+    ASSERT_EQ(cache_set_ways_lru(t.c, 0, ot, 4), 4u);
+    ASSERT_EQ(cache_set_ways_lru(u.c, 0, ou, 4), 4u);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(ot[i], ou[i]);
+    EXPECT_EQ(cache_line_tag(t.c, ot[0]), 0u);    // the LRU way holds line 0
+    cache_touch(t.c, cache_lookup(t.c, 0));        // line 0 to MRU: line 1 is now the victim
+    EXPECT_EQ(cache_line_tag(t.c, cache_victim(t.c, 0)), 1u);
+}
+
+} // namespace
 
 // cache_invalidate_clean drops exactly the present lines that are clean, not held by a persist
 // unit and (pm_only) PM lines; the rest stay present with their data.

@@ -301,6 +301,141 @@ TEST(CpuWpqGate, DrainsNoFasterThanThePmWriteBandwidth)
     EXPECT_GT(slow.sim_ns, 2 * fast.sim_ns);
 }
 
+// sim.fastforward_instructions skips each thread's first ops (docs/models/lightwsp.md "Fast-forward
+// and functional warming"): the skipped instructions are counted, and with the timed ones they make
+// up the full run's (none: no checkpoint instructions); the run still verifies (the skipped stores
+// are in the functional image).
+TEST(CpuFastForward, SkipsCountedInstructions)
+{
+    struct F { int code = -1; double instr = 0, ff = -1, fw = -1, verified = 0; bool has = false; };
+    auto f = [](std::vector<std::string> sets) {
+        sets.push_back("sim.crash_check=false");          // refused with the check (skipped stores never reach PM)
+        RunResult r = run_simulation(cpu_spec("none", "cpu-hashtable", sets));
+        F x;
+        x.code = r.code;
+        if (r.code != EXIT_OK) return x;
+        x.instr = sum(r, "instructions");
+        x.has = r.stats["summary"].contains("fastforward_instructions");
+        if (x.has) {
+            x.ff = sum(r, "fastforward_instructions");
+            x.fw = sum(r, "warmup_instructions");
+        }
+        x.verified = r.stats["run"]["verified"].get<bool>() ? 1 : 0;
+        return x;
+    };
+    const F full = run_in_child<F>([&] { return f({}); }, F{});
+    const F ff = run_in_child<F>([&] { return f({"sim.fastforward_instructions=2000"}); }, F{});
+    ASSERT_EQ(full.code, EXIT_OK);
+    ASSERT_EQ(ff.code, EXIT_OK);
+    EXPECT_FALSE(full.has);                              // off: no such figure
+    ASSERT_TRUE(ff.has);
+    EXPECT_GT(ff.ff, 0.9 * 4 * 2000);                    // 4 threads, about 2000 each (a thread stops early at a held lock)
+    EXPECT_LT(ff.ff, 1.1 * 4 * 2000);
+    EXPECT_EQ(ff.fw, 0);
+    EXPECT_EQ(ff.instr + ff.ff, full.instr);
+    EXPECT_LT(ff.instr, full.instr);
+    EXPECT_EQ(ff.verified, 1);
+}
+
+// Both keys are refused with the crash check, naming them.
+TEST(CpuFastForward, RefusedWithTheCrashCheck)
+{
+    try {
+        run_simulation(cpu_spec("lightwsp", "cpu-queue", {"sim.fastforward_instructions=100"}));
+        FAIL() << "accepted with sim.crash_check";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("sim.fastforward_instructions"), std::string::npos) << e.what();
+    }
+}
+
+// sim.warmup_instructions warms the caches with the ops it executes functionally: against a run that
+// fast-forwards the same ops without warming, the timed part's cold misses fall (the DRAM cache's
+// read misses, all cold, and the L2's read miss rate), while the timed work is the same.
+TEST(CpuFastForward, WarmingLowersTheColdMissRate)
+{
+    struct M { int code = -1; double instr = 0, dc_misses = 0, l2_rate = 0, fw = 0; };
+    auto m = [](const std::string &key) {
+        RunResult r = run_simulation(cpu_spec("none", "cpu-hashtable", {key + "=3000", "sim.crash_check=false"}));
+        M x;
+        x.code = r.code;
+        if (r.code != EXIT_OK) return x;
+        x.instr = sum(r, "instructions");
+        x.dc_misses = r.stats["top.dram_cache"]["read_misses"]["value"].get<double>();
+        x.l2_rate = r.stats["top.l2"]["read_misses"]["value"].get<double>() /
+                    std::max(1.0, r.stats["top.l2"]["reads"]["value"].get<double>());
+        x.fw = sum(r, "warmup_instructions");
+        return x;
+    };
+    const M skip = run_in_child<M>([&] { return m("sim.fastforward_instructions"); }, M{});
+    const M warm = m("sim.warmup_instructions");
+    ASSERT_EQ(skip.code, EXIT_OK);
+    ASSERT_EQ(warm.code, EXIT_OK);
+    EXPECT_EQ(warm.instr, skip.instr);                   // the same ops skipped, the same timed work
+    EXPECT_GT(warm.fw, 0.9 * 4 * 3000);
+    EXPECT_GT(skip.dc_misses, 100);                      // fast-forward only: the caches are cold
+    EXPECT_LT(warm.dc_misses, 0.9 * skip.dc_misses);
+    EXPECT_LT(warm.l2_rate, 0.95 * skip.l2_rate);
+}
+
+// SMARTS-style sampling (docs/models/lightwsp.md "Sampling"): on one thread (no other thread's
+// functional parts in zero time to skew the shared caches), the 95% confidence interval of the sampled
+// cycles per instruction contains the full detailed run's; only the windows are timed, so the sampled
+// run times far fewer instructions; the persist-stall figure is there (zero under none).
+TEST(CpuSampling, ConfidenceIntervalContainsTheDetailedRun)
+{
+    struct S { int code = -1; double cycles = 0, instr = 0, cpi = 0, ci = 0, n = 0, func = 0, ps = -1; bool has = false; };
+    auto r = [](const std::vector<std::string> &sets) {
+        std::vector<std::string> all = {"sim.crash_check=false", "cpu.cores=1"};
+        all.insert(all.end(), sets.begin(), sets.end());
+        RunResult x = run_simulation(cpu_spec("none", "prof-cpu2006-mem", all));
+        S s;
+        s.code = x.code;
+        if (x.code != EXIT_OK) return s;
+        s.cycles = sum(x, "cpu_cycles");
+        s.instr = sum(x, "instructions");
+        s.has = x.stats["summary"].contains("sample_cpi");
+        if (s.has) {
+            s.cpi = sum(x, "sample_cpi");
+            s.ci = sum(x, "sample_cpi_ci95");
+            s.n = sum(x, "sample_windows");
+            s.func = sum(x, "sample_functional_instructions");
+            s.ps = sum(x, "sample_persist_stall_cpi");
+        }
+        return s;
+    };
+    const S full = run_in_child<S>([&] { return r({}); }, S{});
+    const S smp = r({"sim.sample_period_instructions=400", "sim.sample_window_instructions=200"});
+    ASSERT_EQ(full.code, EXIT_OK);
+    ASSERT_EQ(smp.code, EXIT_OK);
+    EXPECT_FALSE(full.has);
+    ASSERT_TRUE(smp.has);
+    ASSERT_GT(full.instr, 10000);
+    const double truth = full.cycles / full.instr;
+    EXPECT_GT(smp.n, 30);
+    EXPECT_GT(smp.ci, 0);
+    EXPECT_LT(smp.ci, 0.1 * smp.cpi);                           // a useful interval
+    EXPECT_LE(smp.cpi - smp.ci, truth) << smp.cpi << " +- " << smp.ci << " vs " << truth;
+    EXPECT_GE(smp.cpi + smp.ci, truth) << smp.cpi << " +- " << smp.ci << " vs " << truth;
+    EXPECT_GT(smp.func, 0.4 * full.instr);                      // about half the stream ran functionally
+    EXPECT_LT(smp.instr, 0.6 * full.instr);
+    EXPECT_EQ(smp.ps, 0);
+}
+
+// A window not shorter than its period, or a window without a period, is refused naming the key.
+TEST(CpuSampling, BadWindowNamesTheKey)
+{
+    for (auto sets : std::vector<std::vector<std::string>>{
+             {"sim.crash_check=false", "sim.sample_period_instructions=100", "sim.sample_window_instructions=100"},
+             {"sim.crash_check=false", "sim.sample_window_instructions=100"}}) {
+        try {
+            run_simulation(cpu_spec("none", "cpu-queue", sets));
+            FAIL() << "accepted";
+        } catch (const ConfigError &e) {
+            EXPECT_NE(std::string(e.what()).find("sim.sample_window_instructions"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // A bad sim.warmup is refused with a message naming the key.
 TEST(CpuWarmup, BadValueNamesTheKey)
 {

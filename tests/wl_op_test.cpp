@@ -354,3 +354,32 @@ TEST(WlUtil, BumpAllocatorAlignsAndStartsAtBases)
     EXPECT_EQ(wl_alloc_vol(&a, 10), PERSIM_VOL_BASE + 256);
     for (int i = 0; i < 10; i++) EXPECT_EQ(wl_alloc_vol(&a, 1 + i * 77) % 128, 0u);
 }
+
+// The id check is linear (a hash set, no sort) and reports what the sorted check reported: the
+// smallest duplicated id, at its first two ops in stream order; requires find ids among many.
+TEST(ProgBuilder, ValidateReportsSmallestDuplicateAtItsFirstTwoOps)
+{
+    Prog p;
+    prog_kernel(p, "k", 1, 1);
+    prog_warp(p, 0, 0);
+    persim_op o;
+    std::memset(&o, 0, sizeof o);
+    o.kind = OPK_ORDER;
+    o.vals = PERSIM_NOVALS;
+    for (uint32_t id : {50u, 7u, 9u, 50u, 9u, 7u, 9u}) {         // ops 0..6: 50 at 0,3; 9 at 2,4,6; 7 at 1,5
+        o.id = id;
+        op_append(p, &o, nullptr);
+    }
+    const std::string m = validate(p);
+    EXPECT_NE(m.find("op 5: duplicate op id 7 (also used by kernel 0 ('k') block 0 warp 0 op 1)"), std::string::npos) << m;
+
+    Prog q;                                                    // 100k ids and requires between them: valid
+    prog_kernel(q, "k", 1, 1);
+    prog_warp(q, 0, 0);
+    for (uint32_t i = 0; i < 100000; ++i) op_order(q);
+    const uint32_t a = q->ops[17].id, b = q->ops[99998].id;
+    op_require(q, a, b);
+    EXPECT_EQ(validate(q), "ok");
+    op_require(q, a, 4000000000u);                             // an id no op has
+    EXPECT_NE(validate(q).find("require names unknown op id 4000000000"), std::string::npos) << validate(q);
+}

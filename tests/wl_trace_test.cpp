@@ -465,6 +465,55 @@ TEST(TraceErrors, FileErrorsNameThePath)
     EXPECT_STREQ(tiny, "x:1: mi");
 }
 
+// A trace written to "x.zst" is a zstd frame (magic 28 B5 2F FD), smaller than half its
+// text, and reads back to the same program and image; a text trace longer than the reader's 1 MiB
+// chunk (lines split across chunks) reads the same as its compressed twin.
+TEST(Trace, ZstdRoundTripAndChunkedReading)
+{
+    persim_prog *p = prog_new();
+    prog_kernel(p, "big", 2, 64);
+    for (uint32_t b = 0; b < 2; b++)
+        for (uint32_t w = 0; w < 2; w++) {
+            prog_warp(p, b, w);
+            for (uint32_t i = 0; i < 20000; i++) {   // ~40k lines per warp: > 1 MiB of text in all
+                op_st_bcast(p, PERSIM_PM_BASE + 8ull * (i + 100000ull * (2 * b + w)), 8, 1, 8, i * 7 + w);
+                if (i % 3 == 0) op_compute(p, i % 11 + 1);
+                if (i % 97 == 0) op_order(p);
+            }
+        }
+    mem_image *init = mem_new();
+    mem_write_u32(init, PERSIM_PM_BASE + 64, 0xDEADBEEFu);
+    char err[512] = "";
+    std::string txt = temp_path("big"), zst = temp_path("big") + ".zst";
+    ASSERT_EQ(trace_write_file(txt.c_str(), p, init, nullptr, 0, "plain", err, sizeof err), 0) << err;
+    ASSERT_EQ(trace_write_file(zst.c_str(), p, init, nullptr, 0, "plain", err, sizeof err), 0) << err;
+    const std::string t = slurp(txt), z = slurp(zst);
+    ASSERT_GT(t.size(), (size_t)(2u << 20));
+    ASSERT_GE(z.size(), 4u);
+    EXPECT_EQ((unsigned char)z[0], 0x28u);
+    EXPECT_EQ((unsigned char)z[3], 0xFDu);
+    EXPECT_LT(z.size() * 2, t.size()) << "compressed " << z.size() << " B, text " << t.size() << " B";
+    for (const std::string *path : {&txt, &zst}) {
+        Data d;
+        ASSERT_EQ(trace_read_file(path->c_str(), &d.t, err, sizeof err), 0) << *path << ": " << err;
+        expect_same_prog(p, d.t.prog, false);
+        EXPECT_EQ(mem_read_u32(d.t.init, PERSIM_PM_BASE + 64), 0xDEADBEEFu);
+    }
+    // a compressed trace cut short is an error naming the file, not a shorter program
+    std::string cut = temp_path("cut");
+    {
+        std::ofstream f(cut, std::ios::binary);
+        f.write(z.data(), (std::streamsize)(z.size() / 2));
+    }
+    Data d;
+    ASSERT_EQ(trace_read_file(cut.c_str(), &d.t, err, sizeof err), -1);
+    EXPECT_EQ(std::string(err).rfind(cut + ":", 0), 0u) << err;
+    EXPECT_EQ(d.t.prog, nullptr);
+    for (const std::string &f : {txt, zst, cut}) std::remove(f.c_str());
+    prog_free(p);
+    mem_free(init);
+}
+
 TEST(TraceErrors, WriterRejectsInvalidPrograms)
 {
     persim_prog *p = prog_new();

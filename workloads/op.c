@@ -294,13 +294,6 @@ static unsigned scope_mask(unsigned kind)
 
 typedef struct id_ent { uint32_t id; uint64_t op; } id_ent;
 
-static int id_cmp(const void *a, const void *b)
-{
-    const id_ent *x = (const id_ent *)a, *y = (const id_ent *)b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->op < y->op ? -1 : x->op > y->op;
-}
-
 /* Describes where global op index `i` lives: "kernel K ('name') block B warp W op N". */
 static void op_where(const persim_prog *p, uint64_t i, char *buf, size_t len)
 {
@@ -399,46 +392,61 @@ int prog_validate(const persim_prog *p, char *err, size_t errlen)
             }
     }
     if (!p->nops) return 0;
-    id_ent *ids = (id_ent *)malloc((size_t)p->nops * sizeof *ids);
-    if (!ids) return fail(err, errlen, "out of memory");
-    uint64_t n = 0;
+    /* Op ids: an open-addressing hash set (linear probing, load <= 1/2), linear time. The
+     * duplicate reported is the smallest duplicated id, at its first two ops in stream order (what
+     * a sort by (id, op) finds first). */
+    uint64_t nid = 0;
     for (uint64_t i = 0; i < p->nops; i++)
-        if (p->ops[i].id) { ids[n].id = p->ops[i].id; ids[n].op = i; n++; }
-    qsort(ids, (size_t)n, sizeof *ids, id_cmp);
-    for (uint64_t i = 1; i < n; i++)
-        if (ids[i].id == ids[i - 1].id) {
-            char w2[128];
-            op_where(p, ids[i - 1].op, where, sizeof where);
-            op_where(p, ids[i].op, w2, sizeof w2);
-            uint32_t id = ids[i].id;
-            free(ids);
-            return fail(err, errlen, "%s: duplicate op id %u (also used by %s)", w2, id, where);
+        if (p->ops[i].id) nid++;
+    uint64_t cap = 16;
+    while (cap < 2 * nid) cap <<= 1;
+    id_ent *tab = (id_ent *)calloc((size_t)cap, sizeof *tab);      /* id 0 = empty slot */
+    if (!tab) return fail(err, errlen, "out of memory");
+    const uint64_t mask = cap - 1;
+    uint32_t dup_id = 0;
+    uint64_t dup_a = 0, dup_b = 0;
+    for (uint64_t i = 0; i < p->nops; i++) {
+        const uint32_t id = p->ops[i].id;
+        if (!id) continue;
+        uint64_t h = ((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & mask;
+        while (tab[h].id && tab[h].id != id) h = (h + 1) & mask;
+        if (!tab[h].id) {
+            tab[h].id = id;
+            tab[h].op = i;
+        } else if (!dup_id || id < dup_id) {
+            dup_id = id;
+            dup_a = tab[h].op;
+            dup_b = i;
         }
+    }
+    if (dup_id) {
+        /* a later duplicate of dup_id is not the first pair: dup_b is the first op after dup_a */
+        char w2[128];
+        op_where(p, dup_a, where, sizeof where);
+        op_where(p, dup_b, w2, sizeof w2);
+        free(tab);
+        return fail(err, errlen, "%s: duplicate op id %u (also used by %s)", w2, dup_id, where);
+    }
     for (uint64_t i = 0; i < p->nops; i++) {
         const persim_op *o = &p->ops[i];
         if (o->kind != OPK_REQUIRE) continue;
         uint64_t want[2] = { o->val, o->addr };
         for (int j = 0; j < 2; j++) {
-            id_ent key = { 0, 0 };
-            const id_ent *hit = NULL;
+            int hit = 0;
             if (want[j] && want[j] <= UINT32_MAX) {
-                /* lower bound on id */
-                uint64_t lo = 0, hi = n;
-                key.id = (uint32_t)want[j];
-                while (lo < hi) {
-                    uint64_t mid = lo + (hi - lo) / 2;
-                    if (ids[mid].id < key.id) lo = mid + 1; else hi = mid;
-                }
-                if (lo < n && ids[lo].id == key.id) hit = &ids[lo];
+                const uint32_t id = (uint32_t)want[j];
+                uint64_t h = ((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & mask;
+                while (tab[h].id && tab[h].id != id) h = (h + 1) & mask;
+                hit = tab[h].id == id;
             }
             if (!hit) {
-                free(ids);
+                free(tab);
                 op_where(p, i, where, sizeof where);
                 return fail(err, errlen, "%s: require names unknown op id %llu", where,
                             (unsigned long long)want[j]);
             }
         }
     }
-    free(ids);
+    free(tab);
     return 0;
 }

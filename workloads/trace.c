@@ -1,10 +1,13 @@
 /* persim: text trace reader and writer ("persim-trace 1", docs/trace-format.md). */
+#define _GNU_SOURCE 1   /* fopencookie: the zstd-compressing FILE of trace_write_file */
 #include "trace.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #define MAX_THREADS 1024u          /* threads per block */
 #define MAX_BLOCKS  (1u << 24)     /* blocks per kernel */
@@ -500,48 +503,99 @@ static int tokenize(parser *ps, char *s)
     return 0;
 }
 
-static int parse_text(const char *name, char *text, size_t textlen, trace_data *out, char *err, size_t errlen)
-{
+/* The line-by-line reader: bytes are fed in chunks of any size (a file read or a zstd frame
+ * decompressed piece by piece); only the current partial line is kept between chunks, so reading
+ * never holds the whole text (a multi-GB compressed trace of a real program needs only the
+ * program it describes). */
+typedef struct line_feed {
     parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.name = name ? name : "<trace>";
-    ps.err = err;
-    ps.errlen = errlen;
-    ps.out = out;
+    char  *part;                /* the line begun in an earlier chunk */
+    size_t npart, cap_part;
+    int    rc;
+} line_feed;
+
+static void feed_begin(line_feed *lf, const char *name, trace_data *out, char *err, size_t errlen)
+{
+    memset(lf, 0, sizeof *lf);
+    lf->ps.name = name ? name : "<trace>";
+    lf->ps.err = err;
+    lf->ps.errlen = errlen;
+    lf->ps.out = out;
     memset(out, 0, sizeof *out);
     out->prog = prog_new();
     out->init = mem_new();
-    int rc = 0;
-    char *s = text, *end = text + textlen;
-    while (s < end && rc == 0) {
-        char *nl = memchr(s, '\n', (size_t)(end - s));
-        char *e = nl ? nl : end;
-        ps.line++;
-        if (memchr(s, '\0', (size_t)(e - s))) { rc = perr(&ps, "NUL byte in line"); break; }
-        *e = '\0';
-        rc = tokenize(&ps, s);
-        if (rc == 0 && ps.ntok) rc = parse_line(&ps);
-        s = e + 1;
+}
+
+static void feed_line(line_feed *lf, char *s, size_t n)
+{
+    lf->ps.line++;
+    if (memchr(s, '\0', n)) { lf->rc = perr(&lf->ps, "NUL byte in line"); return; }
+    s[n] = '\0';
+    lf->rc = tokenize(&lf->ps, s);
+    if (lf->rc == 0 && lf->ps.ntok) lf->rc = parse_line(&lf->ps);
+}
+
+static int part_append(line_feed *lf, const char *s, size_t n)
+{
+    if (lf->npart + n + 1 > lf->cap_part) {
+        size_t nc = lf->cap_part ? lf->cap_part : 256;
+        while (nc < lf->npart + n + 1) nc *= 2;
+        char *b = (char *)realloc(lf->part, nc);
+        if (!b) return lf->rc = perr(&lf->ps, "out of memory");
+        lf->part = b;
+        lf->cap_part = nc;
     }
-    if (rc == 0 && !ps.have_header) {
-        if (!ps.line) ps.line = 1;
-        rc = perr(&ps, "missing header 'persim-trace %d' (empty trace)", TRACE_VERSION);
+    memcpy(lf->part + lf->npart, s, n);
+    lf->npart += n;
+    return 0;
+}
+
+/* Feeds n bytes (the chunk is modified in place: lines are tokenized where they lie). */
+static void feed_bytes(line_feed *lf, char *s, size_t n)
+{
+    char *end = s + n;
+    while (s < end && lf->rc == 0) {
+        char *nl = (char *)memchr(s, '\n', (size_t)(end - s));
+        if (!nl) { part_append(lf, s, (size_t)(end - s)); return; }
+        if (lf->npart) {
+            if (part_append(lf, s, (size_t)(nl - s))) return;
+            feed_line(lf, lf->part, lf->npart);
+            lf->npart = 0;
+        } else {
+            feed_line(lf, s, (size_t)(nl - s));
+        }
+        s = nl + 1;
     }
-    for (size_t i = 0; rc == 0 && i < ps.nreqs; i++) {
-        const pending_req *r = &ps.reqs[i];
-        ps.line = r->line;
-        if (!id_find(&ps.ids, r->before)) rc = perr(&ps, "require names unknown op id %u", r->before);
-        else if (!id_find(&ps.ids, r->after)) rc = perr(&ps, "require names unknown op id %u", r->after);
+}
+
+static int feed_end(line_feed *lf)
+{
+    parser *ps = &lf->ps;
+    if (lf->rc == 0 && lf->npart) {          /* a last line without '\n' */
+        feed_line(lf, lf->part, lf->npart);
+        lf->npart = 0;
+    }
+    int rc = lf->rc;
+    if (rc == 0 && !ps->have_header) {
+        if (!ps->line) ps->line = 1;
+        rc = perr(ps, "missing header 'persim-trace %d' (empty trace)", TRACE_VERSION);
+    }
+    for (size_t i = 0; rc == 0 && i < ps->nreqs; i++) {
+        const pending_req *r = &ps->reqs[i];
+        ps->line = r->line;
+        if (!id_find(&ps->ids, r->before)) rc = perr(ps, "require names unknown op id %u", r->before);
+        else if (!id_find(&ps->ids, r->after)) rc = perr(ps, "require names unknown op id %u", r->after);
     }
     if (rc == 0) {
         char msg[256];
-        if (prog_validate(out->prog, msg, sizeof msg)) {
-            if (err && errlen) snprintf(err, errlen, "%s: invalid program: %s", ps.name, msg);
+        if (prog_validate(ps->out->prog, msg, sizeof msg)) {
+            if (ps->err && ps->errlen) snprintf(ps->err, ps->errlen, "%s: invalid program: %s", ps->name, msg);
             rc = -1;
         }
     }
-    parser_free(&ps);
-    if (rc) trace_data_free(out);
+    parser_free(ps);
+    free(lf->part);
+    if (rc) trace_data_free(ps->out);
     return rc;
 }
 
@@ -555,10 +609,15 @@ int trace_read_string(const char *name, const char *text, trace_data *out, char 
         return -1;
     }
     memcpy(copy, text, n + 1);
-    int rc = parse_text(name, copy, n, out, err, errlen);
+    line_feed lf;
+    feed_begin(&lf, name, out, err, errlen);
+    feed_bytes(&lf, copy, n);
+    int rc = feed_end(&lf);
     free(copy);
     return rc;
 }
+
+static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 
 int trace_read_file(const char *path, trace_data *out, char *err, size_t errlen)
 {
@@ -568,30 +627,51 @@ int trace_read_file(const char *path, trace_data *out, char *err, size_t errlen)
         if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = (char *)malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        if (n == cap) {
-            char *nb = (char *)realloc(buf, cap * 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
+    enum { CHUNK = 1 << 20 };
+    char *in = (char *)malloc(CHUNK), *dec = NULL;
+    ZSTD_DCtx *dz = NULL;
+    line_feed lf;
+    feed_begin(&lf, path, out, err, errlen);
+    size_t n = in ? fread(in, 1, CHUNK, f) : 0;
+    const int zst = n >= 4 && !memcmp(in, zstd_magic, 4);
+    if (zst) {                               /* a zstd-compressed trace (any file name) */
+        dec = (char *)malloc(ZSTD_DStreamOutSize());
+        dz = ZSTD_createDCtx();
+    }
+    if (!in || (zst && (!dec || !dz))) lf.rc = perr(&lf.ps, "out of memory");
+    size_t zret = 0;
+    while (lf.rc == 0 && n > 0) {
+        if (!zst) {
+            feed_bytes(&lf, in, n);
+        } else {
+            ZSTD_inBuffer ib = {in, n, 0};
+            while (lf.rc == 0 && ib.pos < ib.size) {
+                ZSTD_outBuffer ob = {dec, ZSTD_DStreamOutSize(), 0};
+                zret = ZSTD_decompressStream(dz, &ob, &ib);
+                if (ZSTD_isError(zret)) {
+                    lf.rc = -1;
+                    if (err && errlen)
+                        snprintf(err, errlen, "%s: corrupt zstd data: %s", path, ZSTD_getErrorName(zret));
+                    break;
+                }
+                feed_bytes(&lf, dec, ob.pos);
+            }
         }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
+        if (lf.rc == 0) n = fread(in, 1, CHUNK, f);
     }
-    int ioerr = ferror(f);
+    if (lf.rc == 0 && ferror(f)) {
+        lf.rc = -1;
+        if (err && errlen) snprintf(err, errlen, "%s: read error", path);
+    }
+    if (lf.rc == 0 && zst && zret != 0) {
+        lf.rc = -1;
+        if (err && errlen) snprintf(err, errlen, "%s: truncated zstd data (the compressed file ends mid-frame)", path);
+    }
     fclose(f);
-    if (!buf || ioerr) {
-        free(buf);
-        if (err && errlen) snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
-        return -1;
-    }
-    int rc = parse_text(path, buf, n, out, err, errlen);
-    free(buf);
-    return rc;
+    free(in);
+    free(dec);
+    ZSTD_freeDCtx(dz);
+    return feed_end(&lf);
 }
 
 int trace_check_expects(const trace_data *t, const mem_image *final_img, char *msg, size_t msglen)
@@ -898,27 +978,105 @@ int trace_write_stream(FILE *f, const persim_prog *p, const mem_image *init,
     return write_impl(f, p, init, regions, nregions, comment, 1, NULL, 0);
 }
 
-int trace_write_file(const char *path, const persim_prog *p, const mem_image *init,
-                     const trace_region *regions, size_t nregions, const char *comment,
-                     char *err, size_t errlen)
+/* A FILE that compresses what is written to it into a zstd frame on `raw` (glibc fopencookie):
+ * write_impl and trace_write_expects write to it like to any stream. */
+typedef struct zwriter {
+    FILE      *raw;
+    ZSTD_CCtx *cz;
+    char      *out;
+    size_t     cap;
+    int        failed;
+} zwriter;
+
+static int zw_pump(zwriter *z, ZSTD_inBuffer *ib, ZSTD_EndDirective mode)
+{
+    for (;;) {
+        ZSTD_outBuffer ob = {z->out, z->cap, 0};
+        size_t left = ZSTD_compressStream2(z->cz, &ob, ib, mode);
+        if (ZSTD_isError(left) || fwrite(z->out, 1, ob.pos, z->raw) != ob.pos) return z->failed = -1;
+        if (mode == ZSTD_e_end ? left == 0 : ib->pos == ib->size) return 0;
+    }
+}
+
+static ssize_t zw_write(void *c, const char *buf, size_t n)
+{
+    zwriter *z = (zwriter *)c;
+    ZSTD_inBuffer ib = {buf, n, 0};
+    if (z->failed || zw_pump(z, &ib, ZSTD_e_continue)) { errno = EIO; return 0; }
+    return (ssize_t)n;
+}
+
+static int zw_close(void *c)
+{
+    zwriter *z = (zwriter *)c;
+    ZSTD_inBuffer ib = {NULL, 0, 0};
+    int rc = z->failed ? -1 : zw_pump(z, &ib, ZSTD_e_end);
+    if (fclose(z->raw)) rc = -1;
+    ZSTD_freeCCtx(z->cz);
+    free(z->out);
+    free(z);
+    return rc;
+}
+
+FILE *trace_open_write(const char *path, int zstd_level)
+{
+    FILE *raw = fopen(path, "w");
+    if (!raw || zstd_level <= 0) return raw;
+    zwriter *z = (zwriter *)calloc(1, sizeof *z);
+    if (z) {
+        z->raw = raw;
+        z->cz = ZSTD_createCCtx();
+        z->cap = ZSTD_CStreamOutSize();
+        z->out = (char *)malloc(z->cap);
+    }
+    if (!z || !z->cz || !z->out ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z->cz, ZSTD_c_compressionLevel, zstd_level))) {
+        if (z) { ZSTD_freeCCtx(z->cz); free(z->out); free(z); }
+        fclose(raw);
+        errno = ENOMEM;
+        return NULL;
+    }
+    cookie_io_functions_t io = {NULL, zw_write, NULL, zw_close};
+    FILE *f = fopencookie(z, "w", io);
+    if (!f) zw_close(z);
+    return f;
+}
+
+int trace_path_is_zstd(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && !strcmp(path + n - 4, ".zst");
+}
+
+int trace_write_file_level(const char *path, const persim_prog *p, const mem_image *init,
+                           const trace_region *regions, size_t nregions, const char *comment,
+                           int zstd_level, char *err, size_t errlen)
 {
     char msg[320];
     if (prog_validate(p, msg, sizeof msg)) {   /* before fopen: never truncate a file for nothing */
         if (err && errlen) snprintf(err, errlen, "%s: cannot write an invalid program: %s", path, msg);
         return -1;
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = trace_open_write(path, zstd_level);
     if (!f) {
         if (err && errlen) snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }
     int rc = write_impl(f, p, init, regions, nregions, comment, 0, msg, sizeof msg);
     if (fclose(f) && rc == 0) {
-        snprintf(msg, sizeof msg, "write error: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "write error: %s", strerror(errno ? errno : EIO));
         rc = -1;
     }
     if (rc && err && errlen) snprintf(err, errlen, "%s: %s", path, msg);
     return rc;
+}
+
+int trace_write_file(const char *path, const persim_prog *p, const mem_image *init,
+                     const trace_region *regions, size_t nregions, const char *comment,
+                     char *err, size_t errlen)
+{
+    return trace_write_file_level(path, p, init, regions, nregions, comment,
+                                  trace_path_is_zstd(path) ? TRACE_ZSTD_LEVEL : 0, err, errlen);
 }
 
 int trace_write_expects(FILE *f, const persim_prog *p, const mem_image *final_img,

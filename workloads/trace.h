@@ -48,6 +48,16 @@ void trace_data_free(trace_data *t);
 int  trace_write_file(const char *path, const persim_prog *p, const mem_image *init,
                       const trace_region *regions, size_t nregions, const char *comment,
                       char *err, size_t errlen);
+/* zstd: trace_read_file reads a zstd-compressed trace (recognised by its magic number, any file
+ * name) as it decompresses, a chunk at a time; trace_write_file compresses when the path ends in
+ * ".zst" (level TRACE_ZSTD_LEVEL); trace_write_file_level takes the level (0 = plain text). */
+#define TRACE_ZSTD_LEVEL 3
+int  trace_path_is_zstd(const char *path);
+int  trace_write_file_level(const char *path, const persim_prog *p, const mem_image *init,
+                            const trace_region *regions, size_t nregions, const char *comment,
+                            int zstd_level, char *err, size_t errlen);
+/* fopen(path, "w"), or (zstd_level > 0) a stream that compresses into path; NULL with errno. */
+FILE *trace_open_write(const char *path, int zstd_level);
 int  trace_write_stream(FILE *f, const persim_prog *p, const mem_image *init,
                         const trace_region *regions, size_t nregions, const char *comment);
 /* Appends `expect` lines holding final_img's bytes for every 128-byte chunk of regions

@@ -124,6 +124,32 @@ const ConfigTable<CpuCfg> &cpu_cfg_table()
                   "into the L1s, the L2 and the DRAM cache (tags and LRU order only, lines installed clean; no time, no "
                   "statistics, no persist path, no PM traffic); then the whole stream runs timed from its start "
                   "(0 = off; 1 = the whole stream; docs/models/lightwsp.md)")
+            .num("sim.fastforward_instructions", PERSIM_FIELD(K, ff_instr), 0, "instructions", 0, 1e15,
+                 "cpu system: each thread skips the first ops of its stream that make up this many instructions "
+                 "(the op that crosses the count included; never past a barrier, nor past an acquire of a lock that no "
+                 "thread's functional ops release): no time, no caches, no persist path; their stores are written to "
+                 "the functional image only; summary.fastforward_instructions counts them "
+                 "(0 = off; docs/models/lightwsp.md \"Fast-forward and functional warming\")")
+            .num("sim.warmup_instructions", PERSIM_FIELD(K, warm_instr), 0, "instructions", 0, 1e15,
+                 "cpu system: after the fast-forward, each thread executes this many more instructions functionally: "
+                 "as the fast-forward, and their memory accesses warm the L1s, the L2 and the DRAM cache (tags and LRU "
+                 "order, lines installed clean); the timed run starts after them; summary.warmup_instructions counts "
+                 "them (0 = off; docs/models/lightwsp.md \"Fast-forward and functional warming\")")
+            .num("sim.sample_period_instructions", PERSIM_FIELD(K, sample_period), 0, "instructions", 0, 1e15,
+                 "cpu system: SMARTS-style sampling: each thread's timed run is cut into periods of this many "
+                 "instructions; the first sim.sample_window_instructions of each run detailed (timed, measured), the "
+                 "rest functionally (no time; caches warmed, stores into the functional image); summary.sample_* give "
+                 "each sampled figure's mean and 95% confidence interval over all windows (0 = off; "
+                 "docs/models/lightwsp.md \"Sampling\")")
+            .num("sim.sample_window_instructions", PERSIM_FIELD(K, sample_window), 0, "instructions", 0, 1e15,
+                 "cpu system: detailed instructions at the start of each sampling period (with "
+                 "sim.sample_period_instructions: 1 to the period - 1)")
+            .flag("sim.cpu_run_ahead", PERSIM_FIELD(K, run_ahead), false,
+                  "cpu system: a core runs its compute gaps and markers ahead in local time and returns to the SystemC "
+                  "kernel only at an op that touches shared state (about a third fewer activations under none); every "
+                  "op keeps its issue time, but cores whose ops fall on the same picosecond may be ordered differently "
+                  "than in the default run, so figures move slightly (docs/architecture.md \"Timing conventions\"; off "
+                  "= the golden runs)")
             .flag("sim.crash_check", PERSIM_FIELD(K, crash_check), false,
                   "cpu system: check the persistent state of the run (persim crash on the cpu system sets it; "
                   "docs/checking.md): region models, every distinct crash image against a prefix of committed regions; "
@@ -145,6 +171,13 @@ CpuCfg CpuCfg::from(const Config &c)
     k.l2 = cache_cfg{k.sys.l2_size_bytes, lb, k.sys.l2_assoc, 1};
     k.l1_hit_ps = (uint64_t)k.sys.l1_hit_cycles * k.period_ps;
     k.l2_hit_ps = (uint64_t)k.sys.l2_hit_cycles * k.period_ps;
+    if (k.sample_period && (k.sample_window == 0 || k.sample_window >= k.sample_period))
+        throw ConfigError("sim.sample_window_instructions: " + std::to_string(k.sample_window) + " must be 1 to "
+                          "sim.sample_period_instructions - 1 = " + std::to_string(k.sample_period - 1));
+    if (!k.sample_period && k.sample_window)
+        throw ConfigError("sim.sample_window_instructions: set without sim.sample_period_instructions");
+    if (k.sample_period && k.crash_check)
+        throw ConfigError("sim.sample_period_instructions: not with sim.crash_check (functional stores never reach PM)");
     if (k.l1.assoc == 0) throw ConfigError("l1.assoc: the cpu system needs a set-associative L1 (1..256 ways)");
     return k;
 }

@@ -42,6 +42,11 @@ struct CpuCfg {
     bool rdma_sync = false;            // rdma.mode == sync
     uint64_t power_fail_ps = 0;        // sim.power_fail_ns (0 = never)
     bool crash_check = false;        // sim.crash_check
+    bool run_ahead = false;          // sim.cpu_run_ahead
+    uint64_t ff_instr = 0;             // sim.fastforward_instructions (per thread, 0 = off)
+    uint64_t warm_instr = 0;           // sim.warmup_instructions (per thread, 0 = off)
+    uint64_t sample_period = 0;        // sim.sample_period_instructions (per thread, 0 = off)
+    uint64_t sample_window = 0;        // sim.sample_window_instructions
     double warmup = 0;                 // sim.warmup: fraction of each stream replayed to warm the caches (0 = off)
     static CpuCfg from(const Config &c);
 };

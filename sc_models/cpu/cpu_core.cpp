@@ -39,6 +39,11 @@ void CpuCore::start(uint64_t begin, uint64_t end, uint32_t thread)
     path_->plan(sys_.prog(), begin, end, &plan_);
     running_ = true;
     t_ = std::max(t_, now_ps());
+    if (cfg_.sample_period && !remote_) {
+        func_ = false;
+        period_pos_ = 0;
+        open_window(t_);
+    }
     ev_.notify(SC_ZERO_TIME);
 }
 
@@ -60,8 +65,10 @@ void CpuCore::step()
         wait_ = CpuWait::NONE;
     }
     t_ = std::max(t_, now);
+    bool went = false;         // the path let the core go in this activation
     for (;;) {
         if (t_ > now) {
+            if (went && cfg_.run_ahead) run_ahead();
             ev_.notify(ps(t_ - now));
             return;
         }
@@ -70,8 +77,14 @@ void CpuCore::step()
             stall(hold);
             return;
         }
+        went = true;
         if (bd_active_) {
             if (!boundary_store(t_)) return;
+            went = false;         // a region may have ended: may_go must be asked again
+            continue;
+        }
+        if (cfg_.sample_period && !remote_ && pc_ != end_ && sample_step()) {
+            ++pc_;
             continue;
         }
         if (next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) {
@@ -83,7 +96,38 @@ void CpuCore::step()
             done();
             return;
         }
-        if (!exec(ops_[pc_], t_)) return;
+        {
+            const uint64_t i0 = st_.instr;
+            if (!exec(ops_[pc_], t_)) return;
+            if (cfg_.sample_period && !remote_) period_pos_ += st_.instr - i0;
+        }
+        ++pc_;
+    }
+}
+
+// sim.cpu_run_ahead (docs/architecture.md "Timing conventions"): the ops that touch nothing but this
+// thread's own time and counts (compute gaps, and the markers region formation already used) run
+// now, at their own issue times t_, instead of one activation each; the core returns to the kernel
+// at the next op that touches anything shared: a memory op, a persist-path call, a lock, a barrier,
+// a region boundary or the end of its stream. Every op keeps its issue time: the path's may_go, true
+// in this activation, stays true until this thread itself ends a region (a boundary, which stops the
+// run). Not exact against the default run all the same: fewer timed notifications reorder the
+// kernel's equal-time events, so cores whose ops fall on the same picosecond (two acquires of one
+// lock) may go in another order. Not across a power failure (an op at or after it must not retire),
+// not with sampling (it counts each op of a period), and not for RDMA channels (their path's may_go
+// waits for ACKs that arrive by time).
+void CpuCore::run_ahead()
+{
+    if (remote_ || cfg_.sample_period) return;      // sampling counts every op of a period in sample_step
+    const uint64_t pf = cfg_.power_fail_ps ? cfg_.power_fail_ps : UINT64_MAX;
+    while (pc_ != end_ && t_ < pf && !bd_active_ && !(next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_)) {
+        const persim_op &op = ops_[pc_];
+        if (op.kind == OPK_COMPUTE) {
+            st_.instr += op.val;
+            t_ += ceil_div(op.val, cfg_.width) * cfg_.period_ps;
+        } else if (op.kind != OPK_MARK && op.kind != OPK_REQUIRE) {
+            return;
+        }
         ++pc_;
     }
 }
@@ -106,11 +150,11 @@ int64_t CpuCore::l1_access(uint64_t addr, bool write, uint64_t t)
     if (v < 0) return -1;
     if (cache_line_present(c, v) && cache_line_dirty(c, v)) {
         ++st_.l1_writebacks;
-        line_access(l2_isock, true, cache_line_tag(c, v), lb_, t);
+        line_access(l2_isock, req_, true, cache_line_tag(c, v), lb_, t);
     }
     write ? ++st_.l1_write_misses : ++st_.l1_read_misses;
     cache_install(c, v, line, 1);
-    const uint64_t r = line_access(l2_isock, false, line, lb_, t + cfg_.l1_hit_ps);
+    const uint64_t r = line_access(l2_isock, req_, false, line, lb_, t + cfg_.l1_hit_ps);
     cache_fill(c, v, nullptr);
     if (write) cache_write(c, v, 0, nullptr, lb_);
     return (int64_t)r;
@@ -296,8 +340,93 @@ bool CpuCore::exec(const persim_op &op, uint64_t t)
     }
 }
 
+// Sampling (sim.sample_period_instructions, docs/models/lightwsp.md "Sampling"): each period starts
+// with a detailed window of sim.sample_window_instructions (timed as without sampling; its cycles and
+// persist-path stalls per instruction are recorded when it ends), then runs functionally: loads,
+// stores, acquires and releases warm the caches (CpuCore::warm), stores and releases write the
+// functional image (waking lock waiters), compute ops count; no time passes, no persist path sees
+// them. Region boundaries (their checkpoint and PC stores), an acquire of a held lock and a barrier
+// run timed, as without sampling: a region left open would hold the gated WPQs' drain of every later
+// region (the boundary's instructions count in summary.instructions, in no window). Called before the op at pc_ (not inside a boundary's stores).
+bool CpuCore::sample_step()
+{
+    if (!func_ && period_pos_ >= cfg_.sample_window) {
+        close_window(t_);
+        func_ = true;
+    }
+    if (func_ && period_pos_ >= cfg_.sample_period) {
+        period_pos_ = 0;
+        func_ = false;
+        open_window(t_);
+    }
+    if (!func_) return false;
+    if (next_bd_ < plan_.n && plan_.b[next_bd_].op == pc_) return false;      // region boundaries run timed
+    const persim_op &op = ops_[pc_];
+    uint64_t n = 0;
+    switch (op.kind) {
+    case OPK_COMPUTE: n = op.val; break;
+    case OPK_LD:
+    case OPK_ST:
+        for (uint32_t l = 0; l < op.nlanes; ++l) {
+            const uint64_t a = op.addr + (uint64_t)l * op.stride;
+            if (op.kind == OPK_ST) {
+                const uint64_t v = op_lane_val(sys_.prog(), &op, l);
+                uint8_t d[8];
+                std::memcpy(d, &v, 8);
+                sys_.functional_store(a, d, op.elem);
+            }
+            if (!(l && a / lb_ == (a - op.stride) / lb_)) warm(a);
+        }
+        n = 1;
+        break;
+    case OPK_RELEASE: {
+        uint8_t d[8];
+        std::memcpy(d, &op.val, 8);
+        sys_.functional_store(op.addr, d, op.elem);
+        warm(op.addr);
+        n = 1;
+        break;
+    }
+    case OPK_ACQUIRE: {
+        uint64_t cur = 0;
+        sys_.functional_load(op.addr, &cur, op.elem);
+        if (cur != op.val) return false;          // held: timed, the thread waits
+        warm(op.addr);
+        n = 1;
+        break;
+    }
+    case OPK_SYNC: return false;                  // barriers run timed
+    default: break;                               // ordering and durability points: no path
+    }
+    period_pos_ += n;
+    func_instr_ += n;
+    return true;
+}
+
+uint64_t CpuCore::persist_stall_ps() const
+{
+    return st_.wait_ps[(int)CpuWait::FE_FULL] + st_.wait_ps[(int)CpuWait::REGION] + st_.wait_ps[(int)CpuWait::VICTIM] +
+           st_.wait_ps[(int)CpuWait::PERSIST_ACK];
+}
+
+void CpuCore::open_window(uint64_t t)
+{
+    win_t_ = t;
+    win_instr_ = st_.instr;
+    win_stall_ = persist_stall_ps();
+}
+
+void CpuCore::close_window(uint64_t t)
+{
+    const uint64_t n = st_.instr - win_instr_;
+    if (!n) return;
+    const double cyc = (double)(t - win_t_) / (double)cfg_.period_ps;
+    windows_.push_back(Window{cyc / (double)n, (double)(persist_stall_ps() - win_stall_) / (double)cfg_.period_ps / (double)n});
+}
+
 void CpuCore::done()
 {
+    if (cfg_.sample_period && !remote_ && !func_) close_window(std::max(t_, now_ps()));   // a last, partial window
     running_ = false;
     finish_ps_ = std::max(t_, now_ps());
     sys_.thread_done(this);

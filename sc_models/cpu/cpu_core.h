@@ -69,6 +69,11 @@ public:
     // persist path. RDMA channels have no caches.
     void warm(uint64_t addr);
     uint64_t instructions() const { return st_.instr; }
+    // Sampling (sim.sample_period_instructions): each detailed window's cycles per instruction and
+    // persist-path stall cycles per instruction, and the instructions run functionally.
+    struct Window { double cpi, persist_stall_cpi; };
+    const std::vector<Window> &windows() const { return windows_; }
+    uint64_t functional_instructions() const { return func_instr_; }
     uint64_t finish_ps() const { return finish_ps_; }
     std::string describe() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
@@ -78,6 +83,11 @@ public:
 
 private:
     void step();
+    void run_ahead();
+    bool sample_step();          // sampling: true = the op at pc_ was handled (functionally)
+    void open_window(uint64_t t);
+    void close_window(uint64_t t);
+    uint64_t persist_stall_ps() const;
     bool exec(const persim_op &op, uint64_t t);
     bool store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t);
     bool boundary_store(uint64_t t);
@@ -93,6 +103,7 @@ private:
     std::shared_ptr<L1Port> l1_;      // this thread's core's L1 (shared by its hardware threads)
     uint32_t lb_;
     sc_core::sc_event ev_;
+    LineReq req_;                   // its L1 misses and write-backs to the L2
     std::unique_ptr<CpuPersistPath> path_;
 
     // program
@@ -114,6 +125,12 @@ private:
     uint32_t lane_ = 0;             // next lane of a vector store that stalled
     bool barrier_waiting_ = false;
     uint64_t barrier_gen_ = 0;
+    // sampling
+    bool func_ = false;             // in the functional part of a period
+    uint64_t period_pos_ = 0;       // instructions of the current period so far
+    uint64_t win_t_ = 0, win_instr_ = 0, win_stall_ = 0;
+    uint64_t func_instr_ = 0;
+    std::vector<Window> windows_;
     // statistics
     struct {
         uint64_t instr = 0, ckpt_instr = 0, loads = 0, stores = 0, l1_read_misses = 0, l1_write_misses = 0;

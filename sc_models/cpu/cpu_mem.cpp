@@ -9,7 +9,10 @@ TagCache::TagCache(const cache_cfg &c, const std::string &what)
     const size_t b = cache_bytes(&c);
     if (!b) throw ConfigError(what + ": invalid cache geometry (" + std::to_string(c.size_bytes) + " B, " +
                               std::to_string(c.line_bytes) + " B lines, " + std::to_string(c.assoc) + " ways)");
-    c_ = mem_.make(c, cache_bytes, cache_init, what + ": invalid cache geometry");
+    mem_.reset(std::calloc(1, b));
+    if (!mem_) throw std::bad_alloc();
+    if (cache_init_zeroed(mem_.get(), &c) != 0) throw ConfigError(what + ": invalid cache geometry");
+    c_ = static_cast<cache *>(mem_.get());
 }
 
 // ---- L2 ----------------------------------------------------------------------------------------
@@ -46,11 +49,11 @@ void CpuL2::b_transport(int, tlm::tlm_generic_payload &gp, sc_time &delay)
                 ++st_.dropped;
             } else if (dirty) {
                 ++st_.writebacks;
-                line_access(isock, true, old, lb_, t);   // write-back in the background
+                line_access(isock, req_, true, old, lb_, t);   // write-back in the background
             }
         }
         cache_install(c, idx, line, 1);
-        if (!write) done = line_access(isock, false, line, lb_, t + hit_ps_);
+        if (!write) done = line_access(isock, req_, false, line, lb_, t + hit_ps_);
         cache_fill(c, idx, nullptr);
     } else {
         cache_touch(c, idx);
@@ -104,7 +107,7 @@ int32_t DramCache::allocate(uint64_t line, uint64_t t)
         if (drop_) ++st_.dropped;
         else {
             ++st_.pm_writebacks;
-            line_access(pm_isock, true, cache_line_tag(c, idx), lb_, t);
+            line_access(pm_isock, req_, true, cache_line_tag(c, idx), lb_, t);
         }
     }
     cache_install(c, idx, line, 1);
@@ -122,16 +125,16 @@ void DramCache::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
     int32_t idx = cache_lookup(c, line);
     uint64_t done;
     if (idx >= 0) {
-        done = line_access(dram_isock, write, line, lb_, t);
+        done = line_access(dram_isock, req_, write, line, lb_, t);
     } else if (write) {
         ++st_.write_misses;
         idx = allocate(line, t);
-        done = line_access(dram_isock, true, line, lb_, t);
+        done = line_access(dram_isock, req_, true, line, lb_, t);
     } else {
         ++st_.read_misses;
-        done = line_access(pm_isock, false, line, lb_, t);   // PM read (the WPQ CAM search runs beside it)
+        done = line_access(pm_isock, req_, false, line, lb_, t);   // PM read (the WPQ CAM search runs beside it)
         idx = allocate(line, done);
-        line_access(dram_isock, true, line, lb_, done);      // fill
+        line_access(dram_isock, req_, true, line, lb_, done);      // fill
     }
     if (write) cache_write(c, idx, 0, nullptr, lb_);
     delay = ps(done - now_ps());

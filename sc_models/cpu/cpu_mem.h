@@ -9,6 +9,9 @@
 // state is what the persist path delivers to the controllers (cpu_system.h).
 #pragma once
 #include <cstdint>
+#include <cstring>
+#include <cstdlib>
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,7 +30,8 @@ extern "C" {
 
 namespace persim {
 
-// A tag-only cache core in caller-owned storage.
+// A tag-only cache core in caller-owned storage: calloc'd and initialised with cache_init_zeroed,
+// so a large cache (the DRAM cache's tags) is zeroed once, by the OS, page by page on first touch.
 class TagCache {
 public:
     TagCache(const cache_cfg &c, const std::string &what);
@@ -35,8 +39,8 @@ public:
     const cache *get() const { return c_; }
 
 private:
-    CoreState<cache, cache_cfg> mem_;
-    cache *c_;
+    std::unique_ptr<void, void (*)(void *)> mem_{nullptr, std::free};
+    cache *c_ = nullptr;
 };
 
 // A core's L1 (tags and its port), shared by the core's hardware threads (cpu.threads_per_core).
@@ -46,12 +50,39 @@ struct L1Port {
     explicit L1Port(const cache_cfg &c) : tags(c, "l1 (l1.size_kb, l1.assoc, l1.line_bytes)") {}
 };
 
-// A line read or written downstream at `t` (>= now); returns the completion time.
+// The request an initiator reuses for its line accesses (they never nest on one initiator): made as a
+// fresh MemReq is, without constructing a payload and its extension array per access.
+class LineReq {
+public:
+    LineReq() : r_(tlm::TLM_READ_COMMAND, 0, 0) {}
+    MemReq &make(tlm::tlm_command cmd, uint64_t addr, uint32_t lb)
+    {
+        std::memset(r_.data, 0, sizeof r_.data);
+        tlm::tlm_generic_payload &gp = r_.gp;
+        gp.set_command(cmd);
+        gp.set_address(addr);
+        gp.set_data_ptr(r_.data);
+        gp.set_data_length(lb);
+        gp.set_streaming_width(lb);
+        gp.set_byte_enable_ptr(nullptr);
+        gp.set_byte_enable_length(0);
+        gp.set_dmi_allowed(false);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        r_.ext = MemExt();
+        r_.ext.line_bytes = lb;
+        return r_;
+    }
+
+private:
+    MemReq r_;
+};
+
+// A line read or written downstream at `t` (>= now) with the initiator's request `lr`; returns the
+// completion time.
 template <class Socket>
-uint64_t line_access(Socket &sock, bool write, uint64_t line_addr, uint32_t lb, uint64_t t)
+uint64_t line_access(Socket &sock, LineReq &lr, bool write, uint64_t line_addr, uint32_t lb, uint64_t t)
 {
-    MemReq req(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, line_addr * lb, lb);
-    req.ext.line_bytes = lb;
+    MemReq &req = lr.make(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, line_addr * lb, lb);
     req.ext.pm = true;
     if (write) cache_mask_range(req.ext.mask, 0, lb);
     sc_core::sc_time d = ps(t - now_ps());
@@ -80,6 +111,7 @@ public:
 private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     TagCache tags_;
+    LineReq req_;
     uint32_t lb_;
     uint64_t hit_ps_, busy_ps_, free_ps_ = 0;
     struct {
@@ -100,6 +132,7 @@ private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     int32_t allocate(uint64_t line, uint64_t t);
     TagCache tags_;
+    LineReq req_;
     uint32_t lb_;
     bool drop_;
     struct {

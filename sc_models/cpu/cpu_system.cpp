@@ -39,6 +39,7 @@ CpuSystem::CpuSystem(sc_module_name n, const Config &c, const CpuModel &m, const
     };
     if (dc_) l2_->warm_below = dc_.get();
     warm_up();
+    skip_prefixes();
     tee_.a = persistence_->checker();
     pm_->set_durable_sink(&tee_);
     SC_METHOD(start_kernel);
@@ -105,6 +106,84 @@ void CpuSystem::warm_up()
     }
 }
 
+// sim.fastforward_instructions and sim.warmup_instructions (docs/models/lightwsp.md "Fast-forward and
+// functional warming"): before the timed run, kernel by kernel, each thread executes the first ops of
+// its stream functionally, the threads taking turns one op each (so the shared caches and the image
+// see them interleaved): first the ops that make up sim.fastforward_instructions instructions (the
+// op that reaches the count included), then those of sim.warmup_instructions more. A functional op
+// takes no time and touches no persist path: a store or release writes the functional image, a
+// compute op only counts; an acquire goes on only when the image holds its value (else the
+// thread waits for its next turn; when no thread can go on, the functional phase ends there). Warming ops also touch the caches as sim.warmup does (tags and LRU,
+// lines clean). A thread stops at its first barrier (OPK_SYNC: the others would wait for it) and at
+// the end of its stream; the timed run starts each stream at the first op not executed. Counted as
+// the core counts (a compute op its instructions, a load, store, acquire or release one).
+void CpuSystem::skip_prefixes()
+{
+    if (!cfg_.ff_instr && !cfg_.warm_instr) return;
+    if (cfg_.crash_check)
+        throw ConfigError("sim.fastforward_instructions / sim.warmup_instructions: not with sim.crash_check (the "
+                          "skipped stores never reach PM, the checker would see them missing)");
+    starts_.resize(prog_->nstreams);
+    for (uint32_t i = 0; i < prog_->nstreams; ++i) starts_[i] = prog_->streams[i].begin;
+    const persim_op *ops = prog_->ops;
+    const uint32_t lb = cfg_.sys.line_bytes;
+    for (uint32_t k = 0; k < prog_->nkernels; ++k) {
+        const persim_kernel &K = prog_->kernels[k];
+        const uint32_t n = std::min<uint32_t>(K.nblocks * K.warps_per_block, (uint32_t)cores_.size());
+        std::vector<uint64_t> done(n, 0);
+        for (bool any = true; any;) {
+            any = false;
+            for (uint32_t s = 0; s < n; ++s) {
+                uint64_t &pc = starts_[K.first_stream + s];
+                const uint64_t end = prog_->streams[K.first_stream + s].end;
+                if (pc >= end || done[s] >= cfg_.ff_instr + cfg_.warm_instr) continue;
+                const persim_op &op = ops[pc];
+                if (op.kind == OPK_SYNC) continue;
+                const bool warm = done[s] >= cfg_.ff_instr;
+                uint64_t ni = 0;
+                switch (op.kind) {
+                case OPK_COMPUTE: ni = op.val; break;
+                case OPK_LD:
+                case OPK_ST:
+                    for (uint32_t l = 0; l < op.nlanes; ++l) {
+                        const uint64_t a = op.addr + (uint64_t)l * op.stride;
+                        if (op.kind == OPK_ST) {
+                            const uint64_t v = op_lane_val(prog_, &op, l);
+                            uint8_t d[8];
+                            std::memcpy(d, &v, 8);
+                            mem_write(img_, a, d, op.elem);
+                        }
+                        if (warm && !(l && a / lb == (a - op.stride) / lb)) cores_[s]->warm(a);
+                    }
+                    ni = 1;
+                    break;
+                case OPK_RELEASE: {
+                    uint8_t d[8];
+                    std::memcpy(d, &op.val, 8);
+                    mem_write(img_, op.addr, d, op.elem);
+                    if (warm) cores_[s]->warm(op.addr);
+                    ni = 1;
+                    break;
+                }
+                case OPK_ACQUIRE: {
+                    uint64_t cur = 0;
+                    mem_read(img_, op.addr, &cur, op.elem);
+                    if (cur != op.val) continue;          // held: this thread waits (another op's turn)
+                    if (warm) cores_[s]->warm(op.addr);
+                    ni = 1;
+                    break;
+                }
+                default: break;
+                }
+                (warm ? fw_done_ : ff_done_) += ni;
+                done[s] += ni;
+                ++pc;
+                any = true;
+            }
+        }
+    }
+}
+
 void CpuSystem::start_kernel()
 {
     if (power_failed_) return;
@@ -124,7 +203,7 @@ void CpuSystem::start_kernel()
     }
     for (uint32_t s = 0; s < kernel_threads_; ++s) {
         const persim_stream &st = prog_->streams[k.first_stream + s];
-        cores_[s]->start(st.begin, st.end, s);
+        cores_[s]->start(starts_.empty() ? st.begin : starts_[k.first_stream + s], st.end, s);
     }
 }
 
@@ -268,6 +347,52 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     w.add(g, "barriers", w.sum("top.core", "", "barriers") + w.sum("top.rdma", "", "barriers"), "barriers",
           "persist barriers sent (barrier models)");
     w.add(g, "power_failed", power_failed_ ? 1 : 0, "-", "the run ended by a power failure (sim.power_fail_ns)");
+    if (cfg_.sample_period) {        // only with sampling on, so runs without it keep their figures
+        // Each sampled figure over all windows of all threads: mean and the half-width of its 95%
+        // confidence interval, t_{0.975, n-1} * s / sqrt(n) (s: the windows' sample standard deviation).
+        std::vector<double> cpi, ps;
+        uint64_t fn = 0;
+        for (auto &c : cores_) {
+            for (const auto &x : c->windows()) {
+                cpi.push_back(x.cpi);
+                ps.push_back(x.persist_stall_cpi);
+            }
+            fn += c->functional_instructions();
+        }
+        auto ci = [](const std::vector<double> &v, double *mean) {
+            const size_t n = v.size();
+            double m = 0;
+            for (double x : v) m += x;
+            m = n ? m / (double)n : 0;
+            *mean = m;
+            if (n < 2) return 0.0;
+            double ss = 0;
+            for (double x : v) ss += (x - m) * (x - m);
+            static const double t975[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                          2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                          2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+            const double t = n - 1 <= 30 ? t975[n - 2] : 1.96;
+            return t * std::sqrt(ss / (double)(n - 1)) / std::sqrt((double)n);
+        };
+        double m = 0, h = ci(cpi, &m);
+        w.add(g, "sample_windows", (double)cpi.size(), "windows", "detailed sampling windows measured, all threads");
+        w.add(g, "sample_functional_instructions", (double)fn, "instructions",
+              "instructions run functionally between sampling windows (not in summary.instructions)");
+        w.add(g, "sample_cpi", m, "cycles/instruction", "sampled cycles per instruction of a thread: mean over the windows");
+        w.add(g, "sample_cpi_ci95", h, "cycles/instruction", "half-width of sample_cpi's 95% confidence interval");
+        w.add(g, "sample_ipc", m > 0 ? 1.0 / m : 0, "instructions/cycle", "1 / sample_cpi (per thread)");
+        h = ci(ps, &m);
+        w.add(g, "sample_persist_stall_cpi", m, "cycles/instruction",
+              "sampled persist-path stall cycles (front-end buffer full, region durable, victim, persist ACK) per instruction: mean over the windows");
+        w.add(g, "sample_persist_stall_cpi_ci95", h, "cycles/instruction", "half-width of its 95% confidence interval");
+    }
+    if (cfg_.ff_instr || cfg_.warm_instr) {     // only with the keys on, so runs without them keep their figures
+        w.add(g, "fastforward_instructions", (double)ff_done_, "instructions",
+              "instructions skipped before the timed run, all threads (sim.fastforward_instructions)");
+        w.add(g, "warmup_instructions", (double)fw_done_, "instructions",
+              "instructions executed functionally, warming the caches, before the timed run, all threads "
+              "(sim.warmup_instructions)");
+    }
     if (cfg_.warmup > 0) {          // only with warm-up on, so runs without it keep their figures
         w.add(g, "warmup_ops", (double)warm_ops_, "ops", "memory ops replayed into the caches before the timed run (sim.warmup)");
         w.add(g, "warmup_line_accesses", (double)warm_accesses_, "accesses",

@@ -56,6 +56,7 @@ public:
 private:
     void start_kernel();
     void warm_up();
+    void skip_prefixes();
     void power_fail_method();
     Config cc_;                      // the run's configuration (the model's front-end settings are typed: CpuModel::front_end)
     CpuCfg cfg_;
@@ -86,6 +87,8 @@ private:
     bool all_done_ = false, power_failed_ = false;
     uint64_t exec_done_ps_ = 0, power_fail_at_ = 0;
     uint64_t warm_accesses_ = 0, warm_ops_ = 0;     // sim.warmup: line accesses and ops replayed
+    std::vector<uint64_t> starts_;                  // sim.fastforward/warmup_instructions: each stream's first timed op
+    uint64_t ff_done_ = 0, fw_done_ = 0;            // instructions fast-forwarded / functionally warmed
     sc_core::sc_event start_ev_, pf_ev_;
 };
 
