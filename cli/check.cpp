@@ -80,7 +80,8 @@ void Checker::on_loaded(const LoadedProgram &lp)
     prog_ = lp.prog;
     log_.begin(lp.prog, lp.init);
     std::string err;
-    if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
+    if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err, true))   // validated by the loader
+        throw ConfigError(err);
     // A requirement must name two persists (a PM store, or a release whose flag is in PM).
     for (uint32_t r : g_.requires_) {
         const persim_op &o = lp.prog->ops[r];

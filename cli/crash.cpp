@@ -236,7 +236,8 @@ void CrashDriver::on_loaded(const LoadedProgram &lp)
     log_.begin(lp.prog, lp.init);
     if (o_.model_images) {
         std::string err;
-        if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err)) throw ConfigError(err);
+        if (!build_pmo(lp.prog, lp.init, model_, SystemCfg::from(cfg_).pm_base, g_, err, true))   // validated by the loader
+            throw ConfigError(err);
     }
 }
 

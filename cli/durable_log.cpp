@@ -47,11 +47,14 @@ void DurableLog::on_durable_ids(uint64_t durable_ps, uint64_t line_addr, const u
                                 uint32_t line_bytes, int, const uint32_t *writers)
 {
     Write w{durable_ps, line_addr, {mask[0], mask[1]}, seq_++, (uint32_t)bytes_.size()};
-    for (uint32_t b = 0; b < line_bytes && b < 128; ++b) {
-        if (!(mask[b / 64] >> (b % 64) & 1)) continue;
-        bytes_.push_back(data[b]);
-        wr_.push_back(writers ? ids_.of(writers[b]) : kNoOp);
-    }
+    const uint32_t lim = std::min<uint32_t>(line_bytes, 128);
+    for (uint32_t wd = 0; wd < 2; ++wd)                    // the masked bytes, in order
+        for (uint64_t m = mask[wd]; m; m &= m - 1) {
+            const uint32_t b = wd * 64 + (uint32_t)__builtin_ctzll(m);
+            if (b >= lim) break;
+            bytes_.push_back(data[b]);
+            wr_.push_back(writers ? ids_.of(writers[b]) : kNoOp);
+        }
     log_.push_back(w);
 }
 
@@ -86,8 +89,9 @@ uint32_t DurableLog::seg_of(uint32_t op, uint64_t la) const
 
 void DurableLog::resolve(uint32_t seg0, const uint64_t m0[2], uint64_t t)
 {
-    struct Item { uint32_t seg; uint64_t m[2]; };
-    std::vector<Item> stack{{seg0, {m0[0], m0[1]}}};
+    std::vector<Item> &stack = resolve_stack_;   // reused (resolve does not nest)
+    stack.clear();
+    stack.push_back(Item{seg0, {m0[0], m0[1]}});
     while (!stack.empty()) {
         Item it = stack.back();
         stack.pop_back();
@@ -156,11 +160,12 @@ void DurableLog::finish()
         uint32_t k = w.off;
         struct G { uint32_t op; uint64_t m[2]; };
         G groups[8];
-        int ng = 0;
-        for (uint32_t b = 0; b < 128; ++b) {
-            if (!(w.mask[b / 64] >> (b % 64) & 1)) continue;
+        int ng = 0, last = 0;
+        for (uint32_t wd = 0; wd < 2; ++wd)
+          for (uint64_t bits = w.mask[wd]; bits; bits &= bits - 1) {   // the masked bytes, in order
+            const uint32_t b = wd * 64 + (uint32_t)__builtin_ctzll(bits);
             uint32_t op = wr_[k++];
-            int g = 0;
+            int g = last < ng && groups[last].op == op ? last : 0;   // runs of one writer: no search
             while (g < ng && groups[g].op != op) ++g;
             if (g == ng) {
                 if (ng == 8) {   // flush the groups
@@ -173,7 +178,8 @@ void DurableLog::finish()
                 groups[ng++] = G{op, {0, 0}};
             }
             groups[g].m[b / 64] |= 1ull << (b % 64);
-        }
+            last = g;
+          }
         for (int j = 0; j < ng; ++j) {
             uint32_t s = groups[j].op == kNoOp ? kNoOp : seg_of(groups[j].op, w.la);
             if (s == kNoOp) anomaly("a durable write of line 0x" + std::to_string(w.la) + " names no store");
@@ -195,8 +201,9 @@ void DurableLog::finish()
             const Write &w = log_[wi];
             uint64_t m[2] = {0, 0};
             uint32_t k = w.off;
-            for (uint32_t b = 0; b < 128; ++b) {
-                if (!(w.mask[b / 64] >> (b % 64) & 1)) continue;
+            for (uint32_t wd = 0; wd < 2; ++wd)
+              for (uint64_t bits = w.mask[wd]; bits; bits &= bits - 1) {
+                const uint32_t b = wd * 64 + (uint32_t)__builtin_ctzll(bits);
                 uint32_t op = wr_[k++];
                 if ((sg.rem[b / 64] >> (b % 64) & 1) && op != kNoOp && op < nops &&
                     perf_rank_[op] != kNever && perf_rank_[op] >= perf_rank_[sg.op])

@@ -92,6 +92,8 @@ private:
     struct Dep { uint32_t seg, next; uint64_t mask[2]; };
     uint32_t seg_of(uint32_t op, uint64_t la) const;
     void resolve(uint32_t seg, const uint64_t m[2], uint64_t t);
+    struct Item { uint32_t seg; uint64_t m[2]; };
+    std::vector<Item> resolve_stack_;
 
     const persim_prog *prog_ = nullptr;
     mem_image *init_ = nullptr;

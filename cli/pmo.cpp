@@ -209,7 +209,7 @@ bool op_writes_pm(const persim_op &o, uint64_t pm_base)
 }
 
 bool build_pmo(const persim_prog *p, const mem_image *init, const OrderModel &model, uint64_t pm_base,
-               PmoGraph &g, std::string &err)
+               PmoGraph &g, std::string &err, bool validated)
 {
     g = PmoGraph{};
     g.pm_base = pm_base;
@@ -231,7 +231,8 @@ bool build_pmo(const persim_prog *p, const mem_image *init, const OrderModel &mo
     Builder b(p, model, pm_base, g);
     mem_image *img = mem_clone(init);
     char e[1024] = {0};
-    int rc = func_exec_cb_run(p, img, 0, &Builder::cb, &b, e, sizeof e);
+    int rc = validated ? func_exec_cb_run_valid(p, img, 0, &Builder::cb, &b, e, sizeof e)
+                       : func_exec_cb_run(p, img, 0, &Builder::cb, &b, e, sizeof e);
     mem_free(img);
     if (rc != 0) {
         err = std::string("functional execution of the program failed: ") + e;

@@ -55,9 +55,10 @@ struct PmoGraph {
 };
 
 // Builds the graph. init: the program's initial image (acquires wait for flag values). Returns
-// false with err on a program the functional executor cannot run (deadlock).
+// false with err on a program the functional executor cannot run (deadlock). validated: p has
+// passed prog_validate already (a loaded run's program), so the replay does not validate it again.
 bool build_pmo(const persim_prog *p, const mem_image *init, const OrderModel &model, uint64_t pm_base,
-               PmoGraph &g, std::string &err);
+               PmoGraph &g, std::string &err, bool validated = false);
 
 // "op 12 (kernel 0 block 3 warp 1: st 0x10000000080 4x32)" for reports.
 std::string describe_op(const persim_prog *p, const PmoGraph &g, uint32_t op_index);

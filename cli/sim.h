@@ -21,7 +21,7 @@ struct RunResult;
 
 // What a run simulates, as loaded (program, pristine initial image, workload and its context).
 struct LoadedProgram {
-    const persim_prog *prog = nullptr;
+    const persim_prog *prog = nullptr;     // has passed prog_validate (load_program)
     const mem_image *init = nullptr;       // the initial image before the run (do not keep: freed after)
     const persim_workload *wl = nullptr;   // nullptr for a trace
     const void *ctx = nullptr;             // the workload's context (verify, recover)

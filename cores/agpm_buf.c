@@ -10,6 +10,14 @@ typedef struct ent {
     uint8_t  valid, cls, path, mark;
 } ent;
 
+/* The reservation buffer is indexed (the same behaviour as scanning its entries, without the
+ * scan): a hash table from (way class, block) to slot (linear probing, slot + 1, 0 = empty;
+ * a (class, block) is at most once in the buffer: resident or reserved, never both), the valid
+ * slots in insertion order (= tick order: the head is the oldest), and a bitmap of free slots
+ * with a summary word per 64 words (the lowest free slot first). All offsets are in bytes from
+ * data[], so the state stays position-independent. */
+#define RX_NONE UINT32_MAX
+
 struct agpm_buf {
     agpm_buf_cfg   cfg;
     agpm_buf_stats stats;
@@ -17,7 +25,10 @@ struct agpm_buf {
     uint8_t  ctr_max;
     uint64_t tick;
     uint32_t resv_count;
-    uint64_t data[];   /* sets*ways entries, then resv_entries entries, then one scratch entry */
+    uint32_t rx_mask;          /* hash slots - 1 (a power of two >= 2 * resv_entries) */
+    uint32_t lst_head, lst_tail;
+    size_t   off_hash, off_prev, off_next, off_free, off_sum;   /* byte offsets from data[] */
+    uint64_t data[];   /* sets*ways entries, resv_entries entries, one scratch entry, then the index */
 };
 
 static int cfg_ok(const agpm_buf_cfg *c)
@@ -39,12 +50,35 @@ static uint32_t stride_of(const agpm_buf_cfg *c)
     return (uint32_t)((sizeof(ent) + c->block_bytes + 7) & ~(size_t)7);
 }
 
+typedef struct layout {
+    uint32_t hash_slots;
+    size_t off_hash, off_prev, off_next, off_free, off_sum, end;
+} layout;
+
+static size_t round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+
+static layout layout_of(const agpm_buf_cfg *c)
+{
+    layout L;
+    uint32_t r = c->resv_entries, words = (r + 63u) / 64u;
+    L.hash_slots = 2;
+    while (L.hash_slots < 2u * r) L.hash_slots *= 2u;
+    L.off_hash = ((size_t)c->entries + r + 1) * stride_of(c);
+    L.off_prev = L.off_hash + round8((size_t)L.hash_slots * sizeof(uint32_t));
+    L.off_next = L.off_prev + round8((size_t)r * sizeof(uint32_t));
+    L.off_free = L.off_next + round8((size_t)r * sizeof(uint32_t));
+    L.off_sum = L.off_free + (size_t)words * sizeof(uint64_t);
+    L.end = L.off_sum + (size_t)((words + 63u) / 64u) * sizeof(uint64_t);
+    return L;
+}
+
 size_t agpm_buf_bytes(const agpm_buf_cfg *cfg)
 {
     if (!cfg_ok(cfg)) return 0;
-    return sizeof(agpm_buf) +
-           ((size_t)cfg->entries + cfg->resv_entries + 1) * stride_of(cfg);
+    return sizeof(agpm_buf) + layout_of(cfg).end;
 }
+
+static void rx_clear(agpm_buf *b);
 
 int agpm_buf_init(void *mem, const agpm_buf_cfg *cfg)
 {
@@ -57,6 +91,14 @@ int agpm_buf_init(void *mem, const agpm_buf_cfg *cfg)
     b->stride = stride_of(cfg);
     b->ctr_max = (uint8_t)((1u << cfg->byte_ctr_bits) - 1);
     b->blk_max = cfg->blk_ctr_bits == 32 ? UINT32_MAX : (1u << cfg->blk_ctr_bits) - 1;
+    layout L = layout_of(cfg);
+    b->rx_mask = L.hash_slots - 1u;
+    b->off_hash = L.off_hash;
+    b->off_prev = L.off_prev;
+    b->off_next = L.off_next;
+    b->off_free = L.off_free;
+    b->off_sum = L.off_sum;
+    rx_clear(b);
     return 0;
 }
 
@@ -94,34 +136,141 @@ static ent *find(const agpm_buf *b, int cls, uint64_t block)
     return NULL;
 }
 
+/* ---- reservation buffer index ---- */
+static uint32_t *rx_hash(const agpm_buf *b) { return (uint32_t *)((uint8_t *)b->data + b->off_hash); }
+static uint32_t *rx_prev(const agpm_buf *b) { return (uint32_t *)((uint8_t *)b->data + b->off_prev); }
+static uint32_t *rx_next(const agpm_buf *b) { return (uint32_t *)((uint8_t *)b->data + b->off_next); }
+static uint64_t *rx_free(const agpm_buf *b) { return (uint64_t *)((uint8_t *)b->data + b->off_free); }
+static uint64_t *rx_sum(const agpm_buf *b) { return (uint64_t *)((uint8_t *)b->data + b->off_sum); }
+
+static uint32_t rx_home(const agpm_buf *b, int cls, uint64_t block)
+{
+    uint64_t h = (block * 2u + (uint64_t)cls) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    return (uint32_t)h & b->rx_mask;
+}
+
+/* Everything free, nothing indexed. */
+static void rx_clear(agpm_buf *b)
+{
+    uint32_t r = b->cfg.resv_entries, words = (r + 63u) / 64u;
+    memset(rx_hash(b), 0, ((size_t)b->rx_mask + 1u) * sizeof(uint32_t));
+    uint64_t *fr = rx_free(b), *sum = rx_sum(b);
+    for (uint32_t w = 0; w < words; w++)
+        fr[w] = (r - w * 64u >= 64u) ? ~0ull : ((1ull << (r - w * 64u)) - 1u);
+    memset(sum, 0, (size_t)((words + 63u) / 64u) * sizeof(uint64_t));
+    for (uint32_t w = 0; w < words; w++) sum[w / 64u] |= 1ull << (w % 64u);
+    b->lst_head = b->lst_tail = RX_NONE;
+}
+
+static void free_set(agpm_buf *b, uint32_t i, int is_free)
+{
+    uint64_t *fr = rx_free(b), *sum = rx_sum(b);
+    uint32_t w = i / 64u;
+    if (is_free) fr[w] |= 1ull << (i % 64u);
+    else fr[w] &= ~(1ull << (i % 64u));
+    if (fr[w]) sum[w / 64u] |= 1ull << (w % 64u);
+    else sum[w / 64u] &= ~(1ull << (w % 64u));
+}
+
+/* The lowest free slot, or RX_NONE. */
+static uint32_t free_lowest(const agpm_buf *b)
+{
+    const uint64_t *fr = rx_free(b), *sum = rx_sum(b);
+    uint32_t words = (b->cfg.resv_entries + 63u) / 64u, sw = (words + 63u) / 64u;
+    for (uint32_t s = 0; s < sw; s++)
+        if (sum[s]) {
+            uint32_t w = s * 64u + (uint32_t)__builtin_ctzll(sum[s]);
+            return w * 64u + (uint32_t)__builtin_ctzll(fr[w]);
+        }
+    return RX_NONE;
+}
+
+static void rx_insert(agpm_buf *b, uint32_t i)
+{
+    const ent *r = resv_ent(b, i);
+    uint32_t *h = rx_hash(b);
+    uint32_t k = rx_home(b, r->cls, r->block);
+    while (h[k]) k = (k + 1u) & b->rx_mask;
+    h[k] = i + 1u;
+    uint32_t *pv = rx_prev(b), *nx = rx_next(b);   /* append: the newest */
+    pv[i] = b->lst_tail;
+    nx[i] = RX_NONE;
+    if (b->lst_tail != RX_NONE) nx[b->lst_tail] = i;
+    else b->lst_head = i;
+    b->lst_tail = i;
+    free_set(b, i, 0);
+}
+
+static void rx_erase(agpm_buf *b, uint32_t i)
+{
+    const ent *r = resv_ent(b, i);
+    uint32_t *h = rx_hash(b);
+    uint32_t k = rx_home(b, r->cls, r->block);
+    while (h[k] != i + 1u) k = (k + 1u) & b->rx_mask;
+    /* backward-shift deletion */
+    uint32_t j = k;
+    for (;;) {
+        h[k] = 0;
+        for (;;) {
+            j = (j + 1u) & b->rx_mask;
+            if (!h[j]) goto unlinked;
+            const ent *o = resv_ent(b, h[j] - 1u);
+            uint32_t home = rx_home(b, o->cls, o->block);
+            /* h[j] may move to k if its home is not in (k, j] (cyclically) */
+            if (k <= j ? (home <= k || home > j) : (home <= k && home > j)) break;
+        }
+        h[k] = h[j];
+        k = j;
+    }
+unlinked:;
+    uint32_t *pv = rx_prev(b), *nx = rx_next(b);
+    if (pv[i] != RX_NONE) nx[pv[i]] = nx[i];
+    else b->lst_head = nx[i];
+    if (nx[i] != RX_NONE) pv[nx[i]] = pv[i];
+    else b->lst_tail = pv[i];
+    free_set(b, i, 1);
+}
+
 static ent *resv_find(const agpm_buf *b, int cls, uint64_t block)
 {
-    for (uint32_t i = 0; i < b->cfg.resv_entries; i++) {
-        ent *r = resv_ent(b, i);
-        if (r->valid && r->cls == cls && r->block == block) return r;
+    if (b->cfg.resv_entries == 0) return NULL;
+    const uint32_t *h = rx_hash(b);
+    for (uint32_t k = rx_home(b, cls, block); h[k]; k = (k + 1u) & b->rx_mask) {
+        ent *r = resv_ent(b, h[k] - 1u);
+        if (r->cls == cls && r->block == block) return r;
     }
     return NULL;
 }
 
-/* Put a copy of e into the reservation buffer (a free slot, else the oldest is dropped). */
+static uint32_t resv_index(const agpm_buf *b, const ent *r)
+{
+    return (uint32_t)(((const uint8_t *)r - (const uint8_t *)resv_ent(b, 0)) / b->stride);
+}
+
+/* Put a copy of e into the reservation buffer (the lowest free slot, else the oldest entry is
+ * dropped). */
 static void resv_put(agpm_buf *b, const ent *e)
 {
     if (b->cfg.resv_entries == 0) { b->stats.resv_dropped++; return; }
-    ent *dst = NULL;
-    for (uint32_t i = 0; i < b->cfg.resv_entries; i++) {
-        ent *r = resv_ent(b, i);
-        if (!r->valid) { dst = r; break; }
-        if (!dst || r->tick < dst->tick) dst = r;
+    uint32_t i = free_lowest(b);
+    if (i == RX_NONE) {
+        i = b->lst_head;
+        b->stats.resv_dropped++;
+        b->resv_count--;
+        rx_erase(b, i);
     }
-    if (dst->valid) { b->stats.resv_dropped++; b->resv_count--; }
+    ent *dst = resv_ent(b, i);
     copy_ent(b, dst, e);
     dst->valid = 1;
     dst->tick = ++b->tick;
     b->resv_count++;
+    rx_insert(b, i);
 }
 
 static void resv_remove(agpm_buf *b, ent *r)
 {
+    rx_erase(b, resv_index(b, r));
     r->valid = 0;
     b->resv_count--;
 }
@@ -246,6 +395,7 @@ void agpm_buf_reset(agpm_buf *b)
 {
     for (size_t i = 0; i < (size_t)b->cfg.entries + b->cfg.resv_entries; i++) slot(b, i)->valid = 0;
     b->resv_count = 0;
+    rx_clear(b);
     b->stats.resets++;
 }
 

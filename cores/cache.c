@@ -433,6 +433,32 @@ void cache_invalidate(cache *c, int32_t idx)
     recount(c, idx);
 }
 
+uint32_t cache_invalidate_clean(cache *c, int pm_only)
+{
+    if (!c) return 0;
+    uint32_t n = 0;
+    if (c->tag_only) {                                 /* no persist-unit index in tag-only lines */
+        for (uint32_t i = 0; i < c->num_lines; i++) {
+            if (!cache_line_present(c, (int32_t)i) || (pm_only && !cache_line_pm(c, (int32_t)i)) ||
+                cache_is_dirty(c, (int32_t)i))
+                continue;
+            cache_invalidate(c, (int32_t)i);
+            n++;
+        }
+        return n;
+    }
+    const uint64_t *pres = PRES(c);
+    for (uint32_t w = 0; w * 64u < c->num_lines; w++)
+        for (uint64_t bits = pres[w]; bits; bits &= bits - 1u) {   /* present lines, by index */
+            int32_t idx = (int32_t)(w * 64u + (uint32_t)__builtin_ctzll(bits));
+            const cache_line *l = &LN(c)[idx];
+            if ((pm_only && !l->pm) || mask_any(l->dirty) || l->pb_index != CACHE_NO_PB) continue;
+            cache_invalidate(c, idx);
+            n++;
+        }
+    return n;
+}
+
 void cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm)
 {
     if (!idx_ok(c, idx)) return;
@@ -557,9 +583,21 @@ void cache_fill(cache *c, int32_t idx, const uint8_t *line_data)
     if (c->tag_only) { STATE(c)[idx] |= ST_FILLED; t_recount(c, idx); return; }
     cache_line *l = &LN(c)[idx];
     if (line_data) {
+        /* the clean bytes, 64 at a time: runs of clear dirty bits */
         uint8_t *d = DATA(c) + (size_t)idx * c->line_bytes;
-        for (uint32_t i = 0; i < c->line_bytes; i++)
-            if (!((l->dirty[i >> 6] >> (i & 63u)) & 1u)) d[i] = line_data[i];
+        for (uint32_t base = 0; base < c->line_bytes; base += 64u) {
+            uint32_t n = c->line_bytes - base < 64u ? c->line_bytes - base : 64u;
+            uint64_t clean = ~l->dirty[base >> 6];
+            if (n < 64u) clean &= (1ull << n) - 1u;
+            while (clean) {
+                uint32_t s = (uint32_t)__builtin_ctzll(clean);
+                uint64_t rest = ~(clean >> s);
+                uint32_t len = rest ? (uint32_t)__builtin_ctzll(rest) : 64u - s;
+                memcpy(d + base + s, line_data + base + s, len);
+                if (s + len >= 64u) break;
+                clean &= ~(((1ull << len) - 1u) << s);
+            }
+        }
     }
     cache_mask_range(l->valid, 0, c->line_bytes);
     recount(c, idx);

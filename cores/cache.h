@@ -92,6 +92,9 @@ uint32_t cache_set_ways_lru(const cache *c, uint64_t line_addr, int32_t *out, ui
 void     cache_install(cache *c, int32_t idx, uint64_t line_addr, int pm);
 void     cache_touch(cache *c, int32_t idx);              /* make MRU */
 void     cache_invalidate(cache *c, int32_t idx);         /* drop tag and data */
+/* Invalidates every present line that is clean and not held by a persist unit (pb_index ==
+ * CACHE_NO_PB), only PM lines if pm_only; by line index. Returns the number invalidated. */
+uint32_t cache_invalidate_clean(cache *c, int pm_only);
 
 /* Full mode only (NULL in tag-only mode or for a bad index). */
 cache_line *cache_line_at(cache *c, int32_t idx);

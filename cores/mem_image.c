@@ -160,12 +160,28 @@ void mem_write_masked(mem_image *m, uint64_t addr, const void *src, size_t len, 
     if (len > 128u) len = 128u;                 /* bytes beyond the mask are never written */
     uint8_t *page = NULL;
     uint64_t cur = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!((mask[i >> 6] >> (i & 63u)) & 1u)) continue;
-        uint64_t a = addr + i;
-        uint64_t pn = a / MEM_PAGE_BYTES;
-        if (!page || pn != cur) { page = get_page(m, pn); cur = pn; }
-        page[a & (MEM_PAGE_BYTES - 1u)] = s[i];
+    /* runs of set bits within each 64-bit mask word, split at page boundaries */
+    for (size_t base = 0; base < len; base += 64u) {
+        uint64_t bits = mask[base >> 6];
+        if (len - base < 64u) bits &= (1ull << (len - base)) - 1u;
+        while (bits) {
+            uint32_t b = (uint32_t)__builtin_ctzll(bits);
+            uint64_t rest = ~(bits >> b);
+            uint32_t n = rest ? (uint32_t)__builtin_ctzll(rest) : 64u - b;
+            size_t i = base + b;
+            while (n) {
+                uint64_t a = addr + i;
+                uint64_t pn = a / MEM_PAGE_BYTES;
+                uint32_t off = (uint32_t)(a & (MEM_PAGE_BYTES - 1u));
+                uint32_t k = MEM_PAGE_BYTES - off < n ? MEM_PAGE_BYTES - off : n;
+                if (!page || pn != cur) { page = get_page(m, pn); cur = pn; }
+                memcpy(page + off, s + i, k);
+                i += k;
+                n -= k;
+            }
+            if (i - base >= 64u) break;
+            bits &= ~((1ull << (i - base)) - 1u);
+        }
     }
 }
 

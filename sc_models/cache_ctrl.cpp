@@ -23,11 +23,22 @@ void CacheCtrl::fill_write_back(MemReq &req, int32_t idx, int requester, const u
 
 void CacheCtrl::write_masked(int32_t idx, const uint8_t *data, const uint64_t mask[2])
 {
+    // Runs of set bits, found a word at a time; a run may continue across the word boundary.
     uint32_t i = 0;
     while (i < lb_) {
-        if (!((mask[i / 64] >> (i % 64)) & 1)) { ++i; continue; }
+        const uint32_t w = i >> 6, b = i & 63;
+        const uint64_t m = mask[w] >> b;            // bits i.. of this word
+        if (!m) { i = (w + 1) << 6; continue; }
+        i += (uint32_t)__builtin_ctzll(m);          // run start
+        if (i >= lb_) break;
         uint32_t j = i;
-        while (j < lb_ && ((mask[j / 64] >> (j % 64)) & 1)) ++j;
+        while (j < lb_) {                           // run end
+            const uint64_t r = ~(mask[j >> 6] >> (j & 63));
+            const uint32_t len = r ? (uint32_t)__builtin_ctzll(r) : 64 - (j & 63);
+            j += len;
+            if (r && len < 64 - ((j - len) & 63)) break;   // a clear bit inside this word ends the run
+        }
+        if (j > lb_) j = lb_;
         cache_write(c_, idx, i, data + i, j - i);
         i = j;
     }

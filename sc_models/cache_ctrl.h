@@ -38,7 +38,8 @@ public:
     uint64_t write_back(Socket &sock, int32_t idx, uint64_t start_ps, int requester, const uint32_t *writers,
                         AckReceiver *ack_to = nullptr, uint64_t token = 0)
     {
-        MemReq req(tlm::TLM_WRITE_COMMAND, 0, lb_);
+        MemReqPool::Lease lease(reqs_, tlm::TLM_WRITE_COMMAND, 0, lb_);
+        MemReq &req = *lease;
         fill_write_back(req, idx, requester, writers);
         req.ext.ack_to = ack_to;
         req.ext.ack_token = token;
@@ -55,6 +56,7 @@ public:
 private:
     void fill_write_back(MemReq &req, int32_t idx, int requester, const uint32_t *writers) const;
     CoreState<cache, cache_cfg> mem_;
+    MemReqPool reqs_;
     cache *c_;
     uint32_t lb_;
 };

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <vector>
 #include <systemc>
 #include <tlm>
 
@@ -114,9 +116,60 @@ struct MemReq {
         ext.line_bytes = line_bytes;
         gp.set_extension(&ext);
     }
+    // The state of a freshly constructed request (MemReqPool reuses requests).
+    void reset(tlm::tlm_command cmd, uint64_t line_addr, uint32_t line_bytes)
+    {
+        std::memset(data, 0, sizeof data);
+        gp.set_command(cmd);
+        gp.set_address(line_addr);
+        gp.set_data_ptr(data);
+        gp.set_data_length(line_bytes);
+        gp.set_streaming_width(line_bytes);
+        gp.set_byte_enable_ptr(nullptr);
+        gp.set_byte_enable_length(0);
+        gp.set_dmi_allowed(false);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        ext = MemExt();
+        ext.line_bytes = line_bytes;
+    }
     ~MemReq() { gp.clear_extension(&ext); }
     MemReq(const MemReq &) = delete;
     MemReq &operator=(const MemReq &) = delete;
+};
+
+// Requests kept for reuse: a generic payload allocates its extension array when constructed, which
+// on the GPU's hot paths (a request per L1 miss, write-back and L2 fill) cost more than the work.
+// A Lease takes a reset request (a new one if all are in use, so nested requests are safe) and
+// gives it back when it goes out of scope. One pool per module; not thread-safe (SystemC is not).
+class MemReqPool {
+public:
+    class Lease {
+    public:
+        Lease(MemReqPool &p, tlm::tlm_command cmd, uint64_t line_addr, uint32_t line_bytes) : p_(p)
+        {
+            if (p.free_.empty()) {
+                p.all_.emplace_back(new MemReq(cmd, line_addr, line_bytes));
+                r_ = p.all_.back().get();
+            } else {
+                r_ = p.free_.back();
+                p.free_.pop_back();
+                r_->reset(cmd, line_addr, line_bytes);
+            }
+        }
+        ~Lease() { p_.free_.push_back(r_); }
+        Lease(const Lease &) = delete;
+        Lease &operator=(const Lease &) = delete;
+        MemReq &operator*() const { return *r_; }
+        MemReq *operator->() const { return r_; }
+
+    private:
+        MemReqPool &p_;
+        MemReq *r_;
+    };
+
+private:
+    std::vector<std::unique_ptr<MemReq>> all_;
+    std::vector<MemReq *> free_;
 };
 
 inline MemExt *mem_ext(tlm::tlm_generic_payload &gp)

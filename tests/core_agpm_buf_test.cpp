@@ -1,5 +1,9 @@
 // Unit tests of the AGPM buffer core (cores/agpm_buf.{h,c}).
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <random>
 #include <vector>
 extern "C" {
 #include "agpm_buf.h"
@@ -331,4 +335,97 @@ TEST(AgpmBuf, LogReadOfTheDataBlockThenTheDataStore)
     EXPECT_EQ(v.s_all, 2u * 128 + 1);
     EXPECT_EQ(v.t_log, 0u);
     EXPECT_EQ(v.s_log, 0u);
+}
+
+// The reservation buffer against a reference model of its policy (the buffer indexes its
+// reservation entries; the behaviour is that of a scan: a block's entry is found, a full buffer
+// drops its oldest entry). 2 ways (one log and one all way per set), small sets and a small
+// reservation buffer so that conflicts, refills and drops are frequent; random log writes,
+// accesses, write-backs, takes and resets; after every step the reserved set, the counts and
+// the statistics agree.
+TEST(AgpmBuf, ReservationBufferMatchesReferenceModel)
+{
+    for (uint32_t resv : {1u, 3u, 8u, 64u, 100u}) {
+        const uint32_t entries = 16, sets = entries / 2;
+        Buf x({entries, 2, 128, 5, 5, resv});
+        std::map<uint64_t, uint64_t> resident[2];   // set -> block
+        std::deque<std::pair<int, uint64_t>> rq;     // reserved (class, block), oldest first
+        uint64_t conflicts = 0, refills = 0, dropped = 0;
+        auto put = [&](int cls, uint64_t block) {
+            if (rq.size() == resv) { rq.pop_front(); ++dropped; }
+            rq.emplace_back(cls, block);
+        };
+        auto reserved = [&](int cls, uint64_t block) {
+            return std::find(rq.begin(), rq.end(), std::make_pair(cls, block)) != rq.end();
+        };
+        auto unreserve = [&](int cls, uint64_t block) {
+            rq.erase(std::find(rq.begin(), rq.end(), std::make_pair(cls, block)));
+        };
+        auto install = [&](int cls, uint64_t block) {
+            auto it = resident[cls].find(block % sets);
+            if (it != resident[cls].end()) { ++conflicts; put(cls, it->second); }
+            resident[cls][block % sets] = block;
+        };
+        auto is_res = [&](int cls, uint64_t block) {
+            auto it = resident[cls].find(block % sets);
+            return it != resident[cls].end() && it->second == block;
+        };
+        // get(): resident, else refilled from the reservation buffer, else (alloc) fresh
+        auto get = [&](int cls, uint64_t block, bool alloc) {
+            if (is_res(cls, block)) return true;
+            if (reserved(cls, block)) { unreserve(cls, block); install(cls, block); ++refills; return true; }
+            if (!alloc) return false;
+            install(cls, block);
+            return true;
+        };
+        std::mt19937_64 rng(resv * 977u);
+        for (int step = 0; step < 6000; step++) {
+            const uint64_t block = rng() % 40;
+            const uint64_t a = block * 128 + rng() % 120;
+            switch (rng() % 10) {
+            case 0: case 1: case 2: case 3:
+                ASSERT_EQ(agpm_buf_log_write(x.b, a, 4, AGPM_PATH_T, AGPM_PATH_T), 0);
+                get(AGPM_WAY_LOG, block, true);
+                get(AGPM_WAY_ALL, block, true);
+                break;
+            case 4: case 5: case 6: {
+                int want = get(AGPM_WAY_ALL, block, false) ? 1 : 0;
+                if (want && !is_res(AGPM_WAY_LOG, block)) get(AGPM_WAY_LOG, block, false);
+                ASSERT_EQ(agpm_buf_access(x.b, a, 4), want) << step;
+                break;
+            }
+            case 7: case 8: {
+                int n = 0;
+                for (int cls = 0; cls < 2; cls++)
+                    if (is_res(cls, block)) { put(cls, block); resident[cls].erase(block % sets); n++; }
+                ASSERT_EQ(agpm_buf_writeback(x.b, a), n) << step;
+                break;
+            }
+            default:
+                if (rng() % 8 == 0) {
+                    agpm_buf_reset(x.b);
+                    resident[0].clear();
+                    resident[1].clear();
+                    rq.clear();
+                } else {
+                    int n = 0;
+                    for (int cls = 0; cls < 2; cls++) {
+                        if (is_res(cls, block)) { resident[cls].erase(block % sets); n++; }
+                        else if (reserved(cls, block)) { unreserve(cls, block); n++; }
+                    }
+                    agpm_rec rec;
+                    ASSERT_EQ(agpm_buf_take(x.b, a, &rec), n) << step;
+                }
+            }
+            ASSERT_EQ(agpm_buf_resv_count(x.b), rq.size()) << "resv " << resv << " step " << step;
+            for (uint64_t bl = 0; bl < 40; bl++)
+                for (int cls = 0; cls < 2; cls++)
+                    ASSERT_EQ(agpm_buf_reserved(x.b, (agpm_way)cls, bl * 128) != 0, reserved(cls, bl))
+                        << "resv " << resv << " step " << step << " block " << bl << " class " << cls;
+            const agpm_buf_stats *st = agpm_buf_get_stats(x.b);
+            ASSERT_EQ(st->conflicts, conflicts);
+            ASSERT_EQ(st->refills, refills);
+            ASSERT_EQ(st->resv_dropped, dropped);
+        }
+    }
 }

@@ -267,6 +267,44 @@ TEST(Cache, PartialWriteThenFillKeepsDirtyBytes)
     EXPECT_EQ(d[127], 0x55);
 }
 
+// A fill copies exactly the bytes whose dirty bit is clear (the fill copies runs of clean bytes a
+// mask word at a time): random dirty masks, lines of 32, 64 and 128 bytes, against a byte-by-byte
+// reference.
+TEST(Cache, FillReplacesExactlyTheCleanBytes)
+{
+    std::mt19937_64 rng(7);
+    for (uint32_t line : {32u, 64u, 128u}) {
+        Cache k(4 * line, line, 0);
+        for (int round = 0; round < 300; round++) {
+            cache_install(k.c, 1, 100 + round, 0);
+            std::vector<uint8_t> old(line), fill(line), want(line);
+            for (auto &b : old) b = uint8_t(rng());
+            for (auto &b : fill) b = uint8_t(rng());
+            // dirty bytes: a few random runs (some crossing byte 64), or none, or all
+            std::vector<bool> dirty(line, false);
+            const int shape = round % 5;
+            if (shape == 3) dirty.assign(line, true);
+            for (int r = 0; shape < 3 && r < 1 + shape * 2; r++) {
+                uint32_t a = uint32_t(rng() % line), n = 1 + uint32_t(rng() % 40);
+                for (uint32_t i = a; i < std::min(line, a + n); i++) dirty[i] = true;
+            }
+            for (uint32_t i = 0; i < line;) {        // write the dirty runs
+                if (!dirty[i]) { i++; continue; }
+                uint32_t j = i;
+                while (j < line && dirty[j]) j++;
+                cache_write(k.c, 1, i, old.data() + i, j - i);
+                i = j;
+            }
+            cache_fill(k.c, 1, fill.data());
+            for (uint32_t i = 0; i < line; i++) want[i] = dirty[i] ? old[i] : fill[i];
+            const uint8_t *d = cache_data_const(k.c, 1);
+            ASSERT_EQ(std::vector<uint8_t>(d, d + line), want) << "line " << line << " round " << round;
+            EXPECT_TRUE(cache_range_valid(k.c, 1, 0, line));
+            cache_invalidate(k.c, 1);
+        }
+    }
+}
+
 TEST(Cache, InstallResetsLineState)
 {
     Cache k(4 * 64, 64, 0);
@@ -621,3 +659,36 @@ TEST(Cache, TagOnlyTouchOfMruKeepsOrder)
 }
 
 } // namespace
+
+// cache_invalidate_clean drops exactly the present lines that are clean, not held by a persist
+// unit and (pm_only) PM lines; the rest stay present with their data.
+TEST(Cache, InvalidateCleanKeepsDirtyHeldAndVolatile)
+{
+    Cache k(200 * 64, 64, 0);                     // 200 lines: more than three present-bitmap words
+    const uint8_t b[1] = {7};
+    for (int32_t i = 0; i < 200; i++) {
+        if (i % 7 == 6) continue;                     // not present
+        cache_install(k.c, i, 1000 + i, i % 2);       // odd lines are PM
+        if (i % 5 == 0) cache_write(k.c, i, 3, b, 1); // dirty
+        if (i % 11 == 0) cache_line_at(k.c, i)->pb_index = 4;   // held by a persist unit
+    }
+    auto expect_gone = [&](int32_t i, bool pm_only) {
+        return i % 7 != 6 && i % 5 != 0 && i % 11 != 0 && (!pm_only || i % 2 == 1);
+    };
+    uint32_t want = 0;
+    for (int32_t i = 0; i < 200; i++) want += expect_gone(i, true);
+    EXPECT_EQ(cache_invalidate_clean(k.c, 1), want);
+    for (int32_t i = 0; i < 200; i++) {
+        bool present = i % 7 != 6 && !expect_gone(i, true);
+        EXPECT_EQ(cache_line_present(k.c, i) != 0, present) << i;
+        if (present) EXPECT_EQ(cache_lookup(k.c, 1000 + i), i);
+        else EXPECT_EQ(cache_lookup(k.c, 1000 + i), -1);
+    }
+    want = 0;
+    for (int32_t i = 0; i < 200; i++) want += expect_gone(i, false) && !expect_gone(i, true);
+    EXPECT_EQ(cache_invalidate_clean(k.c, 0), want);  // now the volatile clean ones
+    for (int32_t i = 0; i < 200; i++)
+        EXPECT_EQ(cache_line_present(k.c, i) != 0, i % 7 != 6 && !expect_gone(i, false)) << i;
+    EXPECT_EQ(cache_line_at_const(k.c, 5)->dirty[0], 1ull << 3);   // a dirty line keeps its bytes
+    EXPECT_EQ(cache_data_const(k.c, 5)[3], 7);
+}

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
 extern "C" {
@@ -93,6 +94,33 @@ TEST(MemImage, MaskedWrite)
     EXPECT_EQ(mem_pages(b.m), 1u);
     EXPECT_EQ(mem_read_u32(b.m, 8192 + 63), uint32_t(0x80 + 127));
     EXPECT_EQ(mem_read_u32(b.m, 8192 + 60), uint32_t(0x80 + 127) << 24);
+}
+
+// Masked writes of random masks at addresses whose 128 bytes cross a page boundary at various
+// offsets write exactly the masked bytes (runs of set bits are copied a mask word at a time).
+TEST(MemImage, MaskedWriteRandomMasksAcrossPages)
+{
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 400; round++) {
+        Img a;
+        std::vector<uint8_t> bg(256), src(128), want(256);
+        for (auto &b : bg) b = uint8_t(rng());
+        for (auto &b : src) b = uint8_t(rng());
+        const uint64_t base = 4096 - 64 - 64 + (rng() % 129);   // page boundary at byte 0..128 of the line
+        const uint64_t start = base - 64;
+        mem_write(a.m, start, bg.data(), bg.size());
+        uint64_t mask[2] = {rng() & rng(), rng() | rng()};
+        if (round % 4 == 0) mask[0] = ~0ull;
+        if (round % 7 == 0) mask[1] = 0;
+        const size_t len = round % 3 == 0 ? 128 : 1 + rng() % 128;
+        mem_write_masked(a.m, base, src.data(), len, mask);
+        want = bg;
+        for (size_t i = 0; i < len; i++)
+            if (mask[i / 64] >> (i % 64) & 1) want[64 + i] = src[i];
+        std::vector<uint8_t> got(256);
+        mem_read(a.m, start, got.data(), got.size());
+        ASSERT_EQ(got, want) << "round " << round;
+    }
 }
 
 TEST(MemImage, CloneIsIndependent)

@@ -240,6 +240,12 @@ int func_exec_cb_run(const persim_prog *p, mem_image *img, uint64_t max_steps, f
 {
     char msg[256];
     if (prog_validate(p, msg, sizeof msg)) return fail(err, errlen, "invalid program: %s", msg);
+    return func_exec_cb_run_valid(p, img, max_steps, cb, ctx, err, errlen);
+}
+
+int func_exec_cb_run_valid(const persim_prog *p, mem_image *img, uint64_t max_steps, func_exec_cb cb,
+                           void *ctx, char *err, size_t errlen)
+{
     uint64_t steps = 0;
     for (uint32_t k = 0; k < p->nkernels; k++) {
         kstate ks;

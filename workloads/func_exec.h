@@ -33,6 +33,10 @@ typedef void (*func_exec_cb)(void *ctx, const persim_op *op, uint32_t kernel, ui
 int func_exec(const persim_prog *p, mem_image *img, uint64_t max_steps, char *err, size_t errlen);
 int func_exec_cb_run(const persim_prog *p, mem_image *img, uint64_t max_steps, func_exec_cb cb,
                      void *ctx, char *err, size_t errlen);
+/* The same for a program the caller has already checked with prog_validate (a run's loaded
+ * program): the validation, which costs about as much as the execution, is not repeated. */
+int func_exec_cb_run_valid(const persim_prog *p, mem_image *img, uint64_t max_steps, func_exec_cb cb,
+                           void *ctx, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

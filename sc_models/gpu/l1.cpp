@@ -169,7 +169,8 @@ L1Result L1::load(uint32_t warp, uint64_t la, uint32_t off, uint32_t len, uint64
         cache_install(cache_, idx, la, pm);
     }
     if (pm) ++st_.pm_load_misses; else ++st_.vol_load_misses;
-    MemReq req(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+    MemReqPool::Lease lease(reqs_, tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+    MemReq &req = *lease;
     req.ext.pm = pm;
     req.ext.requester = sm_;
     sc_time d = ps(t + hit_ps_ - now_ps());
@@ -288,7 +289,8 @@ L1Result L1::store_nt(uint64_t la, int32_t idx, const uint8_t *data, const uint6
             if (mask[b / 64] >> (b % 64) & 1) wr[b] = op;
         tracker_->on_perform(t, op, line_addr, mask);
     }
-    MemReq req(tlm::TLM_WRITE_COMMAND, line_addr, line_bytes_);
+    MemReqPool::Lease lease(reqs_, tlm::TLM_WRITE_COMMAND, line_addr, line_bytes_);
+    MemReq &req = *lease;
     std::memcpy(req.data, data, line_bytes_);
     req.ext.mask[0] = mask[0];
     req.ext.mask[1] = mask[1];
@@ -325,12 +327,15 @@ L1Result L1::persist_fence(uint32_t warp, Prim p)
 
 uint64_t L1::flush(bool pm, bool vol)
 {
-    std::vector<int32_t> lines(cache_num_lines(cache_));
+    std::vector<int32_t> lines;                  // the member's buffer (no allocation per fence; a
+    lines.swap(flush_lines_);                    // nested call would find it empty and allocate)
+    lines.resize(cache_num_lines(cache_));
     uint32_t n = cache_collect_dirty(cache_, pm && vol ? -1 : (pm ? 1 : 0), lines.data(), (uint32_t)lines.size());
     for (uint32_t i = 0; i < n; ++i) {
         if (unit_ && unit_->holds(lines[i])) continue;   // persists held by the unit leave in its order
         writeback(lines[i], true, false);
     }
+    lines.swap(flush_lines_);
     return acks_.ticket(sm_);
 }
 
@@ -346,14 +351,7 @@ bool L1::flush_pm_line(uint64_t la)
 
 void L1::invalidate_clean(bool pm_only)
 {
-    uint32_t n = cache_num_lines(cache_);
-    for (uint32_t i = 0; i < n; ++i) {
-        const cache_line *l = cache_line_at_const(cache_, (int32_t)i);
-        if (!l->present || (pm_only && !l->pm) || cache_is_dirty(cache_, (int32_t)i) || l->pb_index != CACHE_NO_PB)
-            continue;
-        cache_invalidate(cache_, (int32_t)i);
-        ++st_.invalidations;
-    }
+    st_.invalidations += cache_invalidate_clean(cache_, pm_only ? 1 : 0);
 }
 
 void L1::set_drain_all(bool on)

@@ -108,6 +108,8 @@ private:
     uint32_t line_bytes_;
     uint64_t pm_base_, hit_ps_, period_ps_;
 
+    std::vector<int32_t> flush_lines_;     // flush(): the dirty lines collected
+    MemReqPool reqs_;                      // the L1's read and non-temporal write requests
     AckQueue acks_;
     std::map<uint64_t, uint64_t> late_pm_sent_;   // PM write-backs acknowledged later: seq -> send time                        // write-back acknowledgements (tickets keyed by requester = SM)
     sc_core::sc_event ack_ev_;

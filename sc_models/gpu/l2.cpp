@@ -77,7 +77,8 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         } else {
             if (pm) ++st_.pm_read_misses; else ++st_.vol_read_misses;
             if (idx < 0) idx = allocate(b, la, pm, tag_done);
-            MemReq rd(tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+            MemReqPool::Lease lease(reqs_, tlm::TLM_READ_COMMAND, la * line_bytes_, line_bytes_);
+            MemReq &rd = *lease;
             sc_time d = ps(tag_done - now_ps());
             down->b_transport(rd.gp, d);
             ready = now_ps() + d.value();

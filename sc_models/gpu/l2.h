@@ -43,6 +43,7 @@ private:
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     int32_t allocate(uint32_t b, uint64_t line_addr, bool pm, uint64_t t);
     uint64_t write_pm_line(uint32_t b, int32_t idx, uint64_t start);   // pm_write_back: NV line -> NVM
+    MemReqPool reqs_;                      // fill requests to GDDR / NVM
     bool pm_wb_ = false, pm_in_dram_ = false;
     PersistHw *hw_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)

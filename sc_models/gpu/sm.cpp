@@ -16,6 +16,17 @@ struct Seg {
     uint8_t data[128];
 };
 
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "exec_mem copies lane values as little-endian bytes");
+
+// Sets bits [off, off+n) of a line's two-word byte mask (n <= 64).
+inline void mask_set_range(uint64_t m[2], uint32_t off, uint32_t n)
+{
+    const uint32_t w = off >> 6, b = off & 63;
+    const uint64_t bits = n >= 64 ? ~0ull : (1ull << n) - 1;
+    m[w] |= bits << b;
+    if (b + n > 64 && w == 0) m[1] |= bits >> (64 - b);
+}
+
 const char *reason_name(int r)
 {
     static const char *n[] = {"mem", "edm", "odm", "pb_full", "barrier", "acquire", "sync"};
@@ -36,6 +47,7 @@ Sm::Sm(sc_module_name n, const GpuCfg &g, const Config &c, int id, const Persist
     blocks_.resize(max_blocks_);
     sched_free_.assign(nsched_, 0);
     rr_.assign(nsched_, 0);
+    ready_.assign(nsched_, 0);
     free_slots_ = nw;
     SC_METHOD(run);
     sensitive << wake_;
@@ -88,6 +100,7 @@ void Sm::launch_block(const persim_prog *p, const persim_kernel *k, uint32_t blo
         x.ready_ps = t;
         x.nprims = x.pi = x.lines_done = 0;
         x.mem_ready = 0;
+        sync_ready(x);
         b.slots.push_back(slot);
         ++b.live;
         --free_slots_;
@@ -110,6 +123,7 @@ void Sm::stall(WarpCtx &w, Wait what, uint8_t reason, uint64_t t)
     w.wait = what;
     w.reason = reason;
     w.wait_since = t;
+    sync_ready(w);
 }
 
 void Sm::resume(WarpCtx &w, uint64_t at)
@@ -117,6 +131,7 @@ void Sm::resume(WarpCtx &w, uint64_t at)
     if (w.wait != Wait::NONE && w.wait != Wait::DONE) {
         st_.stall_ps[w.reason] += at > w.wait_since ? at - w.wait_since : 0;
         w.wait = Wait::NONE;
+        sync_ready(w);
     }
     w.ready_ps = at;
     kick(at);
@@ -139,25 +154,36 @@ void Sm::run()
     for (uint32_t s = 0; s < nsched_; ++s) {
         if (sched_free_[s] > t) continue;
         // Loose round robin over this scheduler's warps (slots s, s+nsched, ...).
-        uint32_t per = (nw + nsched_ - 1 - s) / nsched_;
-        for (uint32_t k = 0; k < per; ++k) {
-            uint32_t j = (rr_[s] + k) % per;
-            WarpCtx &w = warps_[s + j * nsched_];
-            if (!w.active || w.wait != Wait::NONE || w.ready_ps > t) continue;
-            uint64_t cycles = 1;
-            step(w, t, cycles);
-            sched_free_[s] = t + cycles * period_ps_;
-            st_.busy_ps += cycles * period_ps_;
-            rr_[s] = (j + 1) % per;
-            break;
+        // The warps that may issue (active, not waiting), from rr_[s] on, then those before it.
+        const uint32_t per = (nw + nsched_ - 1 - s) / nsched_;
+        const uint64_t m = ready_[s];
+        const uint32_t r = rr_[s];                          // < per
+        const uint64_t from_r = r < 64 ? m >> r << r : 0;
+        for (uint64_t part : {from_r, m & ~from_r}) {
+            bool issued = false;
+            for (; part; part &= part - 1) {
+                const uint32_t j = (uint32_t)__builtin_ctzll(part);
+                WarpCtx &w = warps_[s + j * nsched_];
+                if (w.ready_ps > t) continue;
+                uint64_t cycles = 1;
+                step(w, t, cycles);
+                sched_free_[s] = t + cycles * period_ps_;
+                st_.busy_ps += cycles * period_ps_;
+                rr_[s] = j + 1 == per ? 0 : j + 1;
+                issued = true;
+                break;
+            }
+            if (issued) break;
         }
     }
     // Next time some warp can issue.
     uint64_t next = UINT64_MAX;
-    for (uint32_t i = 0; i < nw; ++i) {
-        const WarpCtx &w = warps_[i];
-        if (!w.active || w.wait != Wait::NONE) continue;
-        next = std::min(next, std::max(w.ready_ps, sched_free_[i % nsched_]));
+    for (uint32_t s = 0; s < nsched_; ++s) {
+        const uint64_t free_at = sched_free_[s];
+        for (uint64_t m = ready_[s]; m; m &= m - 1) {
+            const WarpCtx &w = warps_[s + (uint32_t)__builtin_ctzll(m) * nsched_];
+            next = std::min(next, std::max(w.ready_ps, free_at));
+        }
     }
     if (next != UINT64_MAX) kick(std::max(next, t + 1));
     st_.last_ps = t;
@@ -233,32 +259,67 @@ void Sm::log_step(const WarpCtx &w, uint64_t t, const char *what)
 
 bool Sm::exec_mem(WarpCtx &w, const persim_op &op, uint64_t t)
 {
-    // Coalesce the warp's lanes into line segments (in order of first touch).
+    // Coalesce the warp's lanes into line segments in order of first touch. prog_validate
+    // guarantees elem in {1, 2, 4, 8} and stride >= elem for more than one lane, so the lanes'
+    // addresses increase: lines are touched in increasing order, a lane spans at most two.
     Seg segs[64];
     uint32_t nseg = 0;
     const bool st = op.kind == OPK_ST;
-    for (uint32_t i = 0; i < op.nlanes; ++i) {
-        uint64_t a = op.addr + (uint64_t)i * op.stride;
-        uint64_t v = st ? op_lane_val(prog_, &op, i) : 0;
-        for (uint32_t b = 0; b < op.elem; ++b) {
-            uint64_t ab = a + b;
-            uint64_t la = ab / line_bytes_;
-            uint32_t off = (uint32_t)(ab % line_bytes_);
-            uint32_t k = 0;
-            while (k < nseg && segs[k].la != la) ++k;
-            if (k == nseg) {
-                if (nseg == 64) break;
-                Seg &s = segs[nseg++];
-                s.la = la;
-                s.mask[0] = s.mask[1] = 0;
-                s.lo = off;
-                s.hi = off;
+    const uint32_t lb = line_bytes_, elem = op.elem;
+    if (op.nlanes == 1 || op.stride == elem) {
+        // Contiguous lanes: bytes [addr, addr + nlanes * elem), cut at line boundaries.
+        uint8_t buf[PERSIM_WARP_SIZE * 8];
+        if (st) {
+            if (op.vals == PERSIM_NOVALS)
+                for (uint32_t i = 0; i < op.nlanes; ++i) std::memcpy(buf + i * elem, &op.val, elem);
+            else
+                for (uint32_t i = 0; i < op.nlanes; ++i) std::memcpy(buf + i * elem, &prog_->vals[op.vals + i], elem);
+        }
+        const uint64_t end = op.addr + (uint64_t)op.nlanes * elem;
+        for (uint64_t ab = op.addr; ab < end;) {
+            const uint64_t la = ab / lb;
+            const uint32_t off = (uint32_t)(ab - la * lb);
+            const uint32_t n = (uint32_t)std::min<uint64_t>(end - ab, lb - off);
+            Seg &s = segs[nseg++];
+            s.la = la;
+            cache_mask_range(s.mask, off, n);
+            s.lo = off;
+            s.hi = off + n - 1;
+            if (st) std::memcpy(&s.data[off], buf + (ab - op.addr), n);
+            ab += n;
+        }
+    } else {
+        Seg *cur = nullptr;
+        for (uint32_t i = 0; i < op.nlanes; ++i) {
+            const uint64_t a = op.addr + (uint64_t)i * op.stride;
+            const uint64_t v = st ? op_lane_val(prog_, &op, i) : 0;
+            for (uint32_t done = 0; done < elem;) {
+                const uint64_t ab = a + done;
+                const uint64_t la = ab / lb;
+                const uint32_t off = (uint32_t)(ab - la * lb);
+                const uint32_t n = std::min<uint32_t>(elem - done, lb - off);
+                if (!cur || cur->la != la) {
+                    uint32_t k = 0;
+                    while (k < nseg && segs[k].la != la) ++k;   // a line seen before (never, by the above)
+                    if (k == nseg) {
+                        if (nseg == 64) break;
+                        Seg &s = segs[nseg++];
+                        s.la = la;
+                        s.mask[0] = s.mask[1] = 0;
+                        s.lo = off;
+                        s.hi = off;
+                    }
+                    cur = &segs[k];
+                }
+                mask_set_range(cur->mask, off, n);
+                cur->lo = std::min(cur->lo, off);
+                cur->hi = std::max(cur->hi, off + n - 1);
+                if (st) {
+                    const uint64_t x = v >> (8 * done);
+                    std::memcpy(&cur->data[off], &x, n);   // little-endian: byte b of the lane = v >> 8b
+                }
+                done += n;
             }
-            Seg &s = segs[k];
-            s.mask[off / 64] |= 1ull << (off % 64);
-            s.lo = std::min(s.lo, off);
-            s.hi = std::max(s.hi, off);
-            s.data[off] = (uint8_t)(v >> (8 * b));
         }
     }
     for (uint32_t k = w.lines_done; k < nseg; ++k) {
@@ -380,14 +441,17 @@ void Sm::check_block_sync(BlockCtx &b, uint64_t t)
 
 void Sm::release_grid_sync(uint64_t at)
 {
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::SYNC]; m; m &= m - 1) {   // by slot, as a scan of warps_
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::SYNC && w.flag_addr == 1) resume(w, at);
+    }
 }
 
 void Sm::finish_warp(WarpCtx &w, uint64_t t)
 {
     w.active = false;
     w.wait = Wait::DONE;
+    sync_ready(w);
     ++free_slots_;
     BlockCtx &b = blocks_[w.block_slot];
     --b.live;
@@ -404,15 +468,18 @@ void Sm::finish_warp(WarpCtx &w, uint64_t t)
 void Sm::on_pb_change(uint64_t stalled)
 {
     const uint64_t t = now_ps();
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::PB] & ~stalled; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::PB && !((stalled >> w.slot) & 1)) resume(w, t + period_ps_);
+    }
     check_drain();
 }
 
 void Sm::on_ticket_progress()
 {
     const uint64_t t = now_ps();
-    for (auto &w : warps_) {
+    for (uint64_t m = waiting_[(int)Wait::TICKET]; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (!w.active || w.wait != Wait::TICKET || !l1->ticket_done(w.ticket)) continue;
         if (w.after_ticket) l1->invalidate_clean(w.after_ticket == 1);
         advance_prim(w);
@@ -423,8 +490,10 @@ void Sm::on_ticket_progress()
 
 void Sm::wake_flag_waiters(uint64_t flag, uint64_t at)
 {
-    for (auto &w : warps_)
+    for (uint64_t m = waiting_[(int)Wait::FLAG]; m; m &= m - 1) {
+        WarpCtx &w = warps_[__builtin_ctzll(m)];
         if (w.active && w.wait == Wait::FLAG && w.flag_addr == flag) resume(w, std::max(at, now_ps()));
+    }
 }
 
 void Sm::begin_drain()

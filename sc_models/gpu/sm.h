@@ -117,6 +117,20 @@ private:
     std::vector<BlockCtx> blocks_;
     std::vector<uint64_t> sched_free_;
     std::vector<uint32_t> rr_;
+    // Per scheduler: bit j = warp slot s + j * nsched is active and not waiting (kept by sync_ready
+    // wherever active or wait change), so that issue and the next-issue time visit only those.
+    std::vector<uint64_t> ready_;
+    // Per Wait value: bit = warp slot that is active and waits for it (the wake-ups visit these).
+    uint64_t waiting_[7] = {0};
+    void sync_ready(const WarpCtx &w)
+    {
+        const uint64_t bit = 1ull << (w.slot / nsched_);
+        if (w.active && w.wait == Wait::NONE) ready_[w.slot % nsched_] |= bit;
+        else ready_[w.slot % nsched_] &= ~bit;
+        const uint64_t sb = 1ull << w.slot;
+        for (uint64_t &m : waiting_) m &= ~sb;
+        if (w.active) waiting_[(int)w.wait] |= sb;
+    }
     uint32_t free_slots_;
     sc_core::sc_event wake_;
     int drain_state_ = 0;           // 0 idle, 1 waiting for PB, 2 waiting for write-back ticket
