@@ -39,12 +39,13 @@ import verdict as V  # noqa: E402
 from verdict import PS, lift, ratio  # noqa: E402
 import figlib as FL  # noqa: E402
 
-SPECS = ["fig7", "base", "sens", "sens_base"]
+SPECS = ["fig7", "base", "sens", "sens_base", "paper_fig7"]
+# paper_fig7 (issue 23): five kernels at sizes where every SM ends >= 3 periods at the paper's threshold;
+# swept only at `make figures-all TIER=paper` (V.tier_runs), shown beside Figure 7 once it has run.
 SENS_SPECS = ("sens", "sens_base")   # keep their own sizes (the kernel size is a dimension)
 # `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec, applied
-# after --config/--size/--model-map); a tier with changes writes to results/agpm/<tier>/. paper: none
-# yet (issue 23: kernels where each SM ends several adaptation periods; `--size` sets one size for
-# every kernel, the paper tier needs one per kernel).
+# after --config/--size/--model-map); a tier with changes writes to results/agpm/<tier>/. paper: the same
+# specs plus paper_fig7 (its own per-kernel sizes, set in the spec: workload.size overrides --size).
 TIERS = {"quick": {}, "paper": {}}
 # The sensitivity labels (sens.json "period"): the period length per SM in log updates, or the rule.
 SENS_THR = [("thr100", 100), ("thr300", 300), ("thr1000", 1000), ("thr3000", 3000), ("thr10000", 10000)]
@@ -301,6 +302,63 @@ def compute_sens(a, x, rows, base_rows):
     return out
 
 
+PAPER_SCALE = None   # the claims of paper_scale, added to the README's table (main)
+
+
+def paper_scale(a, x, out, rows7):
+    """paper_fig7 (issue 23): per kernel AGPM / NT, AGPM / T and T / NT at the default size (Figure 7's
+    runs) and at paper scale, with AGPM's periods per SM and path switches there; paper_fig7.csv and
+    README lines ([] when the sweep has not run). The claims go to PAPER_SCALE for main."""
+    global PAPER_SCALE
+    rows = V.read_sweep(os.path.join(out, "raw", "paper_fig7", "sweep.csv"))
+    if not rows:
+        return []
+    mm = lambda m: x.model_map.get(m, m)  # noqa: E731
+    labs = [lab for lab in LABS if any(r["workload"] == WL[lab] for r in rows)]
+    sms = 20   # configs/gpu_agpm_table4.json: gpu.num_sms (Table IV)
+    res, csvrows = {}, []
+    for lab in labs:
+        d = {}
+        for tag, rr in (("default", rows7), ("paper", rows)):
+            g = {m: runs(rr, mm(m), WL[lab]) for m in ("static-nt", "static-t", "agpm")}
+            d[tag] = {"agpm/nt": ratio(g["agpm"], g["static-nt"]), "agpm/t": ratio(g["agpm"], g["static-t"]),
+                      "t/nt": ratio(g["static-t"], g["static-nt"])}
+        st = stat_sum(a, "paper_fig7", rows, {"model": mm("agpm"), "workload": WL[lab]},
+                      ["periods", "path_switches", "log_updates"])
+        size = next((r.get("size") for r in rows if r["workload"] == WL[lab]), "")
+        res[lab] = (d, st, size)
+        csvrows.append([lab, size] + [V.fmt(d[t][k].summary()[0], 4) for t in ("default", "paper")
+                                      for k in ("agpm/nt", "agpm/t", "t/nt")] +
+                       [fmtn(st["log_updates"]), fmtn(st["periods"] / sms if not V.isnan(st["periods"]) else NAN),
+                        fmtn(st["path_switches"])])
+    write_csv(os.path.join(out, "paper_fig7.csv"), ["kernel", "size", "default_agpm_over_nt", "default_agpm_over_t",
+              "default_t_over_nt", "paper_agpm_over_nt", "paper_agpm_over_t", "paper_t_over_nt", "log_updates",
+              "periods_per_sm", "path_switches"], csvrows)
+    gm = {t: {k: FL.gmean([res[lab][0][t][k] for lab in labs]) for k in ("agpm/nt", "agpm/t", "t/nt")}
+          for t in ("default", "paper")}
+    PAPER_SCALE = gm["paper"] if len(labs) == 5 else None
+    L = ["## Paper scale: five kernels at >= 3 adaptation periods per SM (issue 23)", "",
+         "`configs/experiments/agpm/paper_fig7.json` (`make figures-all TIER=paper`): the kernels whose log updates "
+         "grow with their size, at sizes where every SM ends several periods at the paper's 10,000-update threshold "
+         "(persim's small-kernel rule is then inactive), against the same kernels' Figure 7 runs at the default "
+         "size, where no period ends at 10,000. Ratios of execution times of the same kernel (no no-logging base "
+         "needed); geomean over the kernels. Periods per SM = AGPM's periods / 20 SMs." +
+         ("" if len(labs) == 5 else f" **Incomplete**: {len(labs)} of 5 kernels have run."), "",
+         "| kernel | size | AGPM / NT default | AGPM / NT paper scale | AGPM / T default | AGPM / T paper scale | "
+         "T / NT default | T / NT paper scale | log updates | periods per SM | path switches |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for lab in labs:
+        d, st, size = res[lab]
+        L.append(f"| {lab} | {size} | " + " | ".join(cell(d[t][k], 3) for k in ("agpm/nt", "agpm/t", "t/nt")
+                                                      for t in ("default", "paper")) +
+                 f" | {fmtn(st['log_updates'])} | {fmtn(st['periods'] / sms) if not V.isnan(st['periods']) else 'n/a'} |"
+                 f" {fmtn(st['path_switches'])} |")
+    L.append(f"| geomean | | " + " | ".join(cell(gm[t][k], 3) for k in ("agpm/nt", "agpm/t", "t/nt")
+                                            for t in ("default", "paper")) + " | | | |")
+    L.append("")
+    return L
+
+
 # ---- output ---------------------------------------------------------------------------------------------
 
 def draw_bars(ax, groups, series, values, labels, paper=None):
@@ -467,6 +525,7 @@ def main():
                 V.fmt(r["agpm"].summary()[1], 4), V.fmt(r["t"].summary()[0], 4), V.fmt(r["best"].summary()[0], 4),
                 fmtn(r["periods"]), fmtn(r["path_switches"]), fmtn(r["small_kernels"])] for r in sens])
     sens_plot(os.path.join(out, "sens.png"), sens, paper_ratio, nseeds)
+    paper_lines = paper_scale(a, x, out, rows)   # issue 23 ([] until paper_fig7 has run)
 
     # claims
     C = V.Claims()
@@ -478,6 +537,12 @@ def main():
               PAPER_MEAN["agpm"] / PAPER_MEAN[m], headline=(m in ("static-nt", "static-t", "themis")))
     for (lab, m), p in PAPER_FIG3.items():
         C.add("Fig. 3", f"{lab}, {LABEL[m]} over no logging", norm[m][lab].summary(), p)
+    if PAPER_SCALE:
+        C.add("Paper scale", "AGPM over NT (static), geomean over the five scalable kernels at >= 3 periods per SM "
+              "(per-kernel time ratios; paper: ratio of the mean normalised times over 22 kernels)",
+              PAPER_SCALE["agpm/nt"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-nt"], headline=True)
+        C.add("Paper scale", "AGPM over T (static), geomean over the five scalable kernels at >= 3 periods per SM",
+              PAPER_SCALE["agpm/t"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-t"], headline=True)
     same = sum(1 for lab in LABS if types[lab] == paper_type(lab))
 
     L = FL.readme_head("AGPM evaluation with persim (Figure 3, Table II, Figure 7)", V.provenance_line(
@@ -573,6 +638,7 @@ def main():
         A(f"| {r['size']} | {r['label']} | {cell(r['agpm'], 3)} | {cell(r['t'], 3)} | {cell(r['best'], 3)} | "
           f"{fmtn(r['periods'])} | {fmtn(r['path_switches'])} | {fmtn(r['small_kernels'])} |")
     A("")
+    L.extend(paper_lines)
     A("## Differences from the paper")
     A("")
     A("Why persim differs, by hand from the runs (sweep CSVs, per-run stats.json; NOTES in "
