@@ -105,15 +105,7 @@ struct MemReq {
 
     MemReq(tlm::tlm_command cmd, uint64_t line_addr, uint32_t line_bytes)
     {
-        std::memset(data, 0, sizeof data);
-        gp.set_command(cmd);
-        gp.set_address(line_addr);
-        gp.set_data_ptr(data);
-        gp.set_data_length(line_bytes);
-        gp.set_streaming_width(line_bytes);
-        gp.set_byte_enable_ptr(nullptr);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        ext.line_bytes = line_bytes;
+        reset(cmd, line_addr, line_bytes);
         gp.set_extension(&ext);
     }
     // The state of a freshly constructed request (MemReqPool reuses requests).

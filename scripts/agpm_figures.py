@@ -40,7 +40,7 @@ from verdict import PS, lift, ratio  # noqa: E402
 import figlib as FL  # noqa: E402
 
 SPECS = ["fig7", "base", "sens", "sens_base", "paper_fig7"]
-# paper_fig7 (issue 23): five kernels at sizes where every SM ends >= 3 periods at the paper's threshold;
+# paper_fig7 (issue 23): five kernels at sizes where every SM can end >= 3 periods at the paper's threshold;
 # swept only at `make figures-all TIER=paper` (V.tier_runs), shown beside Figure 7 once it has run.
 SENS_SPECS = ("sens", "sens_base")   # keep their own sizes (the kernel size is a dimension)
 # `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec, applied
@@ -134,20 +134,7 @@ def extra_args():
     return x
 
 
-def load_spec(path):
-    """A sweep spec (JSON with // comments)."""
-    out = []
-    for line in open(path):
-        q, i = False, 0
-        while i < len(line):
-            if line[i] == '"' and (i == 0 or line[i - 1] != "\\"):
-                q = not q
-            if not q and line.startswith("//", i):
-                line = line[:i] + "\n"
-                break
-            i += 1
-        out.append(line)
-    return json.loads("".join(out))
+load_spec = V.load_spec   # a sweep spec (JSON with // comments)
 
 
 def write_specs(a, x):
