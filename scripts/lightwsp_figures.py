@@ -519,15 +519,16 @@ def paper_scale(out, plt, C, f7, rows_bw):
     csv_and_png(out, plt, "paper_fig7", "persim: LightWSP Figure 7's profiles at 100 M instructions (warm) beside "
                 "the small runs", "execution time / baseline", groups, series, vals,
                 paper={k: {"geomean": PAPER[k.split()[0]]} for k in series if k.endswith("100M warm")})
+    n_ins = [ins[w].summary()[0] for w in done]
     full = {m: all(not isnan(vals[f"{m} 100M warm"][w].summary()[0]) for w in PROFILES) if len(done) == len(PROFILES)
             else False for m in SENS_MODELS if f"{m} 100M warm" in vals}
     for m in SENS_MODELS:
         k = f"{m} 100M warm"
         if full.get(m):
-            C.add("Paper scale", f"{m} slowdown, geomean of the seven profiles at 100 M instructions each (V-B: "
+            C.add("Paper scale", f"{m} slowdown, geomean of the seven profiles at about 100 M instructions each "
+                  f"({min(n_ins) / 1e6:.0f}-{max(n_ins) / 1e6:.0f} M; V-B: "
                   f"{100 * (PAPER[m] - 1):.1f}%; warm-up on, defaults)", vals[k]["geomean"].summary(), PAPER[m],
                   headline=True)
-    n_ins = [ins[w].summary()[0] for w in done]
     L = ["## Paper scale: Figure 7's profiles at 100 M instructions (issue 23)", "",
          "![paper_fig7](paper_fig7.png)", "",
          f"`configs/experiments/lightwsp/paper_fig7.json` (`make figures-all TIER=paper`): the seven profiles at "
