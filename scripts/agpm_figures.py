@@ -289,20 +289,17 @@ def compute_sens(a, x, rows, base_rows):
     return out
 
 
-PAPER_SCALE = None   # the claims of paper_scale, added to the README's table (main)
-
-
 def paper_scale(a, x, out, rows7):
     """paper_fig7 (issue 23): per kernel AGPM / NT, AGPM / T and T / NT at the default size (Figure 7's
     runs) and at paper scale, with AGPM's periods per SM and path switches there; paper_fig7.csv and
-    README lines ([] when the sweep has not run). The claims go to PAPER_SCALE for main."""
-    global PAPER_SCALE
+    README lines ([] when the sweep has not run) and the paper-scale geomeans for the claims (None until
+    all five kernels have run)."""
     rows = V.read_sweep(os.path.join(out, "raw", "paper_fig7", "sweep.csv"))
     if not rows:
-        return []
+        return [], None
     mm = lambda m: x.model_map.get(m, m)  # noqa: E731
     labs = [lab for lab in LABS if any(r["workload"] == WL[lab] for r in rows)]
-    sms = 20   # configs/gpu_agpm_table4.json: gpu.num_sms (Table IV)
+    sms = V.load_spec(x.config)["gpu"]["num_sms"]   # the machine every spec runs on (write_specs; Table IV: 20)
     res, csvrows = {}, []
     for lab in labs:
         d = {}
@@ -323,13 +320,12 @@ def paper_scale(a, x, out, rows7):
               "periods_per_sm", "path_switches"], csvrows)
     gm = {t: {k: FL.gmean([res[lab][0][t][k] for lab in labs]) for k in ("agpm/nt", "agpm/t", "t/nt")}
           for t in ("default", "paper")}
-    PAPER_SCALE = gm["paper"] if len(labs) == 5 else None
     L = ["## Paper scale: five kernels at several adaptation periods per SM (issue 23)", "",
          "`configs/experiments/agpm/paper_fig7.json` (`make figures-all TIER=paper`): the kernels whose log updates "
          "grow with their size, at sizes where every SM ends several periods at the paper's 10,000-update threshold "
          "(persim's small-kernel rule is then inactive), against the same kernels' Figure 7 runs at the default "
          "size (where only persim's small-kernel rule lets periods end: none would at 10,000). Ratios of execution times of the same kernel (no no-logging base "
-         "needed); geomean over the kernels. Periods per SM = AGPM's periods / 20 SMs." +
+         f"needed); geomean over the kernels. Periods per SM = AGPM's periods / {sms} SMs." +
          ("" if len(labs) == 5 else f" **Incomplete**: {len(labs)} of 5 kernels have run."), "",
          "| kernel | size | AGPM / NT default | AGPM / NT paper scale | AGPM / T default | AGPM / T paper scale | "
          "T / NT default | T / NT paper scale | log updates | periods per SM | path switches |",
@@ -344,18 +340,17 @@ def paper_scale(a, x, out, rows7):
                                             for t in ("default", "paper")) + " | | | |")
     L.append("")
     tn = [res[lab][0]["paper"]["t/nt"].summary()[0] for lab in labs]
-    best = FL.gmean([lift(min, lift(lambda v: 1.0, res[lab][0]["paper"]["t/nt"]), res[lab][0]["paper"]["t/nt"])
-                     for lab in labs])
+    best = FL.gmean([lift(lambda r: min(1.0, r), res[lab][0]["paper"]["t/nt"]) for lab in labs])
     L += [f"**What changes at paper scale.** AGPM over static NT moves from {V.fmt(gm['default']['agpm/nt'].summary()[0], 3)} "
           f"to {V.fmt(gm['paper']['agpm/nt'].summary()[0], 3)} and over static T from {V.fmt(gm['default']['agpm/t'].summary()[0], 3)} "
           f"to {V.fmt(gm['paper']['agpm/t'].summary()[0], 3)} (geomeans over these kernels; the paper: "
           f"{PAPER_MEAN['agpm'] / PAPER_MEAN['static-nt']:.2f} and {PAPER_MEAN['agpm'] / PAPER_MEAN['static-t']:.2f}). "
           f"The conclusion of the default-size runs holds at the paper's period length: persim's two static paths "
-          f"differ by {V.fmt(100 * (1 - min(tn)), 1)}% at most on these kernels (T / NT {V.fmt(min(tn), 3)}-"
+          f"differ by {V.fmt(100 * max(1 - min(tn), max(tn) - 1), 1)}% at most on these kernels (T / NT {V.fmt(min(tn), 3)}-"
           f"{V.fmt(max(tn), 3)}), so even the best static path per kernel ({V.fmt(best.summary()[0], 3)} of NT, geomean) is "
           "far from the paper's gains: the gap is the difference between the paths, not the adaptation, and longer "
           "runs do not close it.", ""]
-    return L
+    return L, (gm["paper"] if len(labs) == 5 else None)
 
 
 # ---- output ---------------------------------------------------------------------------------------------
@@ -524,7 +519,7 @@ def main():
                 V.fmt(r["agpm"].summary()[1], 4), V.fmt(r["t"].summary()[0], 4), V.fmt(r["best"].summary()[0], 4),
                 fmtn(r["periods"]), fmtn(r["path_switches"]), fmtn(r["small_kernels"])] for r in sens])
     sens_plot(os.path.join(out, "sens.png"), sens, paper_ratio, nseeds)
-    paper_lines = paper_scale(a, x, out, rows)   # issue 23 ([] until paper_fig7 has run)
+    paper_lines, paper_gm = paper_scale(a, x, out, rows)   # issue 23 ([], None until paper_fig7 has run)
 
     # claims
     C = V.Claims()
@@ -536,13 +531,13 @@ def main():
               PAPER_MEAN["agpm"] / PAPER_MEAN[m], headline=(m in ("static-nt", "static-t", "themis")))
     for (lab, m), p in PAPER_FIG3.items():
         C.add("Fig. 3", f"{lab}, {LABEL[m]} over no logging", norm[m][lab].summary(), p)
-    if PAPER_SCALE:
+    if paper_gm:
         C.add("Paper scale", "AGPM over NT (static), geomean over the five scalable kernels at paper scale (several "
               "periods per SM: table 'Paper scale'; per-kernel time ratios; paper: ratio of the mean normalised times "
               "over 22 kernels)",
-              PAPER_SCALE["agpm/nt"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-nt"], headline=True)
+              paper_gm["agpm/nt"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-nt"], headline=True)
         C.add("Paper scale", "AGPM over T (static), geomean over the five scalable kernels at paper scale",
-              PAPER_SCALE["agpm/t"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-t"], headline=True)
+              paper_gm["agpm/t"].summary(), PAPER_MEAN["agpm"] / PAPER_MEAN["static-t"], headline=True)
     same = sum(1 for lab in LABS if types[lab] == paper_type(lab))
 
     L = FL.readme_head("AGPM evaluation with persim (Figure 3, Table II, Figure 7)", V.provenance_line(
