@@ -13,6 +13,7 @@
 #include "check.h"
 #include "crash.h"
 #include "sim.h"
+#include "device.h"
 #include "sweep.h"
 #include "trace_program.h"
 #include "system.h"
@@ -49,6 +50,8 @@ const char *kUsage =
     "  persim crash --model M --workload W [--points N|all] [--seed S]   crash, recover, verify (docs/checking.md)\n"
     "  persim sweep SPEC.json [-j N] [--force] [--emit-slurm]            run a study's cross product (docs/sweeps.md)\n"
     "  persim trace-program [options] -- CMD ARGS                        trace a real program (docs/real-programs.md)\n"
+    "  persim device [--config F ...] [--out DIR]                        Optane DC PMM microbenchmarks on the pm_dimm\n"
+    "                                                                    device (docs/models/nvm-device.md)\n"
     "  persim --version | --help\n"
     "\n"
     "run/trace options:\n"
@@ -514,6 +517,7 @@ int sc_main(int argc, char **argv)
 {
     if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) return sweep_main(argc, argv);   // runs no SystemC
     if (argc >= 2 && std::strcmp(argv[1], "trace-program") == 0) return trace_program_main(argc, argv);   // runs no SystemC
+    if (argc >= 2 && std::strcmp(argv[1], "device") == 0) return device_main(argc, argv);   // runs no SystemC
     try {
         Args a = parse(argc, argv);
         if (a.cmd == "list") return cmd_list(a);

@@ -85,7 +85,60 @@ const ConfigTable<MemCtrlCfg> &nvm_table()
                             "durable when the device write completes", 0, 65536),
                  "MemCtrlCfg::wpq_entries", "", [](K &m, const Config &c) { m.wpq_entries = (uint32_t)c.i("nvm.wpq_entries"); })
             .row(config_def("nvm.wpq_hit_latency_ns", PType::Float, 10.0, "ns", "read served from the write-pending queue", 0, 1e6),
-                 "MemCtrlCfg::wpq_hit_ps", "", [](K &m, const Config &c) { m.wpq_hit_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns")); });
+                 "MemCtrlCfg::wpq_hit_ps", "", [](K &m, const Config &c) { m.wpq_hit_ps = ns_to_ps(c.f("nvm.wpq_hit_latency_ns")); })
+            // ---- nvm.device = pm_dimm (cores/pm_dimm.h, docs/models/nvm-device.md). Defaults: Intel
+            // Optane DC PMM as measured (Izraelevitz et al. 2019, Yang et al. FAST'20) and as VANS
+            // configures it (Wang et al. MICRO'20, config/vans.cfg); configs/nvm_optane_dcpmm.json
+            // repeats them with their sources.
+            .row(config_def("nvm.device", PType::Enum, "bank", "-",
+                            "PM device model: bank = channels x banks with fixed latencies and bandwidths (cores/nvm.h); "
+                            "pm_dimm = Optane-class DIMMs with 256 B media lines, an on-DIMM combining buffer and an "
+                            "address-indirection cache (cores/pm_dimm.h)", -1e300, 1e300, {"bank", "pm_dimm"}),
+                 "MemCtrlCfg::device", "", [](K &m, const Config &c) { m.device = c.s("nvm.device"); })
+            .row(config_def("nvm.dimms", PType::Int, (int64_t)6, "DIMMs", "pm_dimm: DIMMs across all controllers (Izraelevitz et al.: 6 per socket)", 1, 1024),
+                 "MemCtrlCfg::dimm.dimms (/ controllers)", "", [](K &m, const Config &c) { m.dimm.dimms = (uint32_t)c.i("nvm.dimms"); })
+            .row(config_def("nvm.dimm_interleave_bytes", PType::Int, (int64_t)4096, "B", "pm_dimm: interleave granule across a controller's DIMMs (Izraelevitz et al.: 4 KB)", 64, 1ll << 30),
+                 "MemCtrlCfg::dimm.interleave_bytes", "", [](K &m, const Config &c) { m.dimm.interleave_bytes = (uint64_t)c.i("nvm.dimm_interleave_bytes"); })
+            .row(config_def("nvm.media_line_bytes", PType::Int, (int64_t)256, "B", "pm_dimm: media access granule, XPLine (Yang et al. section 2)", 64, 512),
+                 "MemCtrlCfg::dimm.media_line_bytes", "", [](K &m, const Config &c) { m.dimm.media_line_bytes = (uint32_t)c.i("nvm.media_line_bytes"); })
+            .row(config_def("nvm.dimm_burst_bytes", PType::Int, (int64_t)64, "B", "pm_dimm: DDR-T transfer unit; a smaller write still occupies one burst (DDR4 BL8 x 8 B)", 1, 4096),
+                 "MemCtrlCfg::dimm.burst_bytes", "", [](K &m, const Config &c) { m.dimm.burst_bytes = (uint32_t)c.i("nvm.dimm_burst_bytes"); })
+            .row(config_def("nvm.dimm_bus_bw_gbps", PType::Float, 21.3, "GB/s", "pm_dimm: channel bandwidth per DIMM (DDR4-2666: 2666 MT/s x 8 B)", 0.001, 1e6),
+                 "MemCtrlCfg::dimm.bus_gbps", "", [](K &m, const Config &c) { m.dimm.bus_gbps = c.f("nvm.dimm_bus_bw_gbps"); })
+            .row(config_def("nvm.dimm_ctrl_ns", PType::Float, 76.0, "ns", "pm_dimm: on-DIMM controller time of every request, the latency of a buffer hit (calibrated: docs/models/nvm-device.md)", 0, 1e6),
+                 "MemCtrlCfg::dimm.ctrl_ps", "", [](K &m, const Config &c) { m.dimm.ctrl_ps = ns_to_ps(c.f("nvm.dimm_ctrl_ns")); })
+            .row(config_def("nvm.xpbuffer_entries", PType::Int, (int64_t)64, "lines", "pm_dimm: on-DIMM combining / RMW buffer per DIMM in media lines (VANS rmw.buffer_entries 64 = 16 KB)", 0, 4096),
+                 "MemCtrlCfg::dimm.buf_entries", "", [](K &m, const Config &c) { m.dimm.buf_entries = (uint32_t)c.i("nvm.xpbuffer_entries"); })
+            .row(config_def("nvm.ait_entries", PType::Int, (int64_t)4096, "entries", "pm_dimm: address-indirection-table cache per DIMM (VANS ait.buffer_entries 4096 x 4 KB = 16 MB); 0 = none", 0, 1 << 22),
+                 "MemCtrlCfg::dimm.ait_entries", "", [](K &m, const Config &c) { m.dimm.ait_entries = (uint32_t)c.i("nvm.ait_entries"); })
+            .row(config_def("nvm.ait_ways", PType::Int, (int64_t)16, "ways", "pm_dimm: AIT-cache associativity (persim assumption; VANS does not say)", 1, 64),
+                 "MemCtrlCfg::dimm.ait_ways", "", [](K &m, const Config &c) { m.dimm.ait_ways = (uint32_t)c.i("nvm.ait_ways"); })
+            .row(config_def("nvm.ait_block_bytes", PType::Int, (int64_t)4096, "B", "pm_dimm: bytes one AIT entry translates (VANS: 4 KB)", 64, 1ll << 30),
+                 "MemCtrlCfg::dimm.ait_block_bytes", "", [](K &m, const Config &c) { m.dimm.ait_block_bytes = (uint64_t)c.i("nvm.ait_block_bytes"); })
+            .row(config_def("nvm.ait_miss_ns", PType::Float, 60.0, "ns", "pm_dimm: extra latency of a media access whose AIT entry misses (persim assumption: one on-DIMM DRAM access)", 0, 1e6),
+                 "MemCtrlCfg::dimm.ait_miss_ps", "", [](K &m, const Config &c) { m.dimm.ait_miss_ps = ns_to_ps(c.f("nvm.ait_miss_ns")); })
+            .row(config_def("nvm.media_read_ns", PType::Float, 181.0, "ns", "pm_dimm: media read latency of one media line (calibrated: docs/models/nvm-device.md)", 0, 1e6),
+                 "MemCtrlCfg::dimm.media_read_ps", "", [](K &m, const Config &c) { m.dimm.media_read_ps = ns_to_ps(c.f("nvm.media_read_ns")); })
+            .row(config_def("nvm.media_write_ns", PType::Float, 500.0, "ns", "pm_dimm: media write latency of one media line (persim assumption; ADR hides it, occupancy is set by the bandwidth)", 0, 1e6),
+                 "MemCtrlCfg::dimm.media_write_ps", "", [](K &m, const Config &c) { m.dimm.media_write_ps = ns_to_ps(c.f("nvm.media_write_ns")); })
+            .row(config_def("nvm.media_read_bw_gbps", PType::Float, 6.6, "GB/s", "pm_dimm: media read bandwidth per DIMM (Izraelevitz et al.: 39.4 GB/s over 6 DIMMs)", 0.001, 1e6),
+                 "MemCtrlCfg::dimm.media_read_gbps", "", [](K &m, const Config &c) { m.dimm.media_read_gbps = c.f("nvm.media_read_bw_gbps"); })
+            .row(config_def("nvm.media_write_bw_gbps", PType::Float, 2.3, "GB/s", "pm_dimm: media write bandwidth per DIMM (Izraelevitz et al.: 13.9 GB/s over 6 DIMMs)", 0.001, 1e6),
+                 "MemCtrlCfg::dimm.media_write_gbps", "", [](K &m, const Config &c) { m.dimm.media_write_gbps = c.f("nvm.media_write_bw_gbps"); })
+            .row(config_def("nvm.wear_block_bytes", PType::Int, (int64_t)4096, "B", "pm_dimm: wear-counting granule (VANS counts writes per 4 KB AIT block)", 64, 1ll << 30),
+                 "MemCtrlCfg::dimm.wear_block_bytes", "", [](K &m, const Config &c) { m.dimm.wear_block_bytes = (uint64_t)c.i("nvm.wear_block_bytes"); })
+            .row(config_def("nvm.wear_writes", PType::Int, (int64_t)896, "writes", "pm_dimm: media writes of one wear block between migrations (VANS ait.wear_leveling_threshold); 0 = none", 0, 1ll << 31),
+                 "MemCtrlCfg::dimm.wear_writes", "", [](K &m, const Config &c) { m.dimm.wear_writes = (uint32_t)c.i("nvm.wear_writes"); })
+            .row(config_def("nvm.wear_migrate_ns", PType::Float, 51840.0, "ns", "pm_dimm: media time of one migration (VANS: 256 migration_block_entries x 270 cycles of 0.75 ns)", 0, 1e9),
+                 "MemCtrlCfg::dimm.wear_migrate_ps", "", [](K &m, const Config &c) { m.dimm.wear_migrate_ps = ns_to_ps(c.f("nvm.wear_migrate_ns")); })
+            .row(config_def("nvm.wear_slots", PType::Int, (int64_t)65536, "blocks", "pm_dimm: wear counters kept per controller (power of two; 0 = no wear counting)", 0, 1 << 26),
+                 "MemCtrlCfg::dimm.wear_slots", "", [](K &m, const Config &c) { m.dimm.wear_slots = (uint32_t)c.i("nvm.wear_slots"); })
+            .row(config_def("nvm.media_access_pj", PType::Float, 0.0, "pJ", "pm_dimm: energy of one media-line access beyond its bits (persim assumption: none published)", 0, 1e9),
+                 "MemCtrlCfg::dimm.access_pj", "", [](K &m, const Config &c) { m.dimm.access_pj = c.f("nvm.media_access_pj"); })
+            .row(config_def("nvm.media_read_pj_per_bit", PType::Float, 2.47, "pJ/bit", "pm_dimm: media read energy per bit (PCM array read, Lee et al. ISCA'09; no 3D XPoint figure is published)", 0, 1e6),
+                 "MemCtrlCfg::dimm.read_pj_per_bit", "", [](K &m, const Config &c) { m.dimm.read_pj_per_bit = c.f("nvm.media_read_pj_per_bit"); })
+            .row(config_def("nvm.media_write_pj_per_bit", PType::Float, 16.82, "pJ/bit", "pm_dimm: media write energy per bit (PCM array write, Lee et al. ISCA'09; no 3D XPoint figure is published)", 0, 1e6),
+                 "MemCtrlCfg::dimm.write_pj_per_bit", "", [](K &m, const Config &c) { m.dimm.write_pj_per_bit = c.f("nvm.media_write_pj_per_bit"); });
     return t;
 }
 PERSIM_CONFIG_TABLE(nvm_table, 310);
@@ -128,6 +181,7 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c, const FrontEndTuning *tuning)
     n.line_bytes = m.line_bytes;
     n.read_gbps /= controllers;
     n.write_gbps /= controllers;
+    m.dimm.dimms = m.dimm.dimms / controllers ? m.dimm.dimms / controllers : 1;
     if (tuning && !tuning->front_end().empty()) m.front_end = tuning->front_end();
     m.tuning = tuning;
     if (m.front_end == "adr_wpq" && m.wpq_entries == 0) m.front_end = "direct";
@@ -144,6 +198,7 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c, const FrontEndTuning *tuning)
         n.bank_busy_hit_ps = d.bank_busy_hit_ps;
         m.front_end = "direct";
         m.persistent = false;
+        m.device = "bank";
     }
     return m;
 }
@@ -155,7 +210,13 @@ MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_i
     : sc_module(n), tsock("tsock"), cfg_(cfg), img_(backing), index_(index), peers_(peers)
 {
     pending_.reserve(256);
-    dev_ = core_mem_.make(cfg.dev, nvm_bytes, nvm_init, std::string(name()) + ": invalid memory timing configuration");
+    if (cfg.device == "pm_dimm")
+        pm_ = pm_mem_.make(cfg.dimm, pm_dimm_bytes, pm_dimm_init,
+                           std::string(name()) + ": invalid pm_dimm device configuration (nvm.dimms, nvm.media_line_bytes "
+                           "64..512 power of two, nvm.dimm_interleave_bytes a multiple of it, nvm.ait_entries a "
+                           "multiple of nvm.ait_ways <= 64, nvm.ait_block_bytes, nvm.wear_slots a power of two)");
+    else
+        dev_ = core_mem_.make(cfg.dev, nvm_bytes, nvm_init, std::string(name()) + ": invalid memory timing configuration");
     const WriteQueueKind *k = find_write_queue(cfg.front_end);
     if (!k) {
         std::string all;
@@ -171,7 +232,15 @@ MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_i
 
 MemCtrl::~MemCtrl() = default;
 
-uint64_t MemCtrl::device_write(uint64_t t, uint64_t addr, uint32_t bytes) { return nvm_write(dev_, t, device_addr(addr), bytes); }
+uint64_t MemCtrl::device_write(uint64_t t, uint64_t addr, uint32_t bytes)
+{
+    return pm_ ? pm_dimm_write(pm_, t, device_addr(addr), bytes) : nvm_write(dev_, t, device_addr(addr), bytes);
+}
+
+uint64_t MemCtrl::device_read(uint64_t t, uint64_t addr, uint32_t bytes)
+{
+    return pm_ ? pm_dimm_read(pm_, t, device_addr(addr), bytes) : nvm_read(dev_, t, device_addr(addr), bytes);
+}
 
 uint64_t MemCtrl::device_addr(uint64_t addr) const
 {
@@ -205,7 +274,7 @@ void MemCtrl::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         st_.read_bytes += lb;
         uint64_t ready;
         if (fe_->read(t, addr, &ready)) ++st_.fe_reads;
-        else ready = nvm_read(dev_, t, device_addr(addr), lb);
+        else ready = device_read(t, addr, lb);
         mem_read(img_, addr, gp.get_data_ptr(), lb);
         delay = ps(ready - now_ps());
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -327,10 +396,38 @@ std::string MemCtrl::describe_stuck() const
            (d.empty() ? "" : "; " + d) + "\n";
 }
 
+// The pm_dimm device's figures (cores/pm_dimm.h; docs/models/nvm-device.md).
+void MemCtrl::report_pm_dimm(StatsWriter &w, const std::string &g, uint64_t sim_ps) const
+{
+    const pm_dimm_stats *s = pm_dimm_get_stats(pm_);
+    const pm_dimm_cfg *c = pm_dimm_config(pm_);
+    const double lb = c->media_line_bytes;
+    const double span = (double)sim_ps * c->dimms;
+    w.add(g, "dimm_buf_read_hits", s->buf_read_hits, "reads", "reads served by the on-DIMM buffer (XPBuffer)");
+    w.add(g, "dimm_buf_write_hits", s->buf_write_hits, "writes", "writes combined into a line already in the on-DIMM buffer");
+    w.add(g, "dimm_buf_evictions", s->buf_evictions, "lines", "lines evicted from the on-DIMM buffers");
+    w.add(g, "dimm_rmw_reads", s->rmw_reads, "lines", "media reads to complete a partially written line (read-modify-write)");
+    w.add(g, "media_reads", s->media_reads, "lines", "media-line reads (buffer misses and read-modify-write)");
+    w.add(g, "media_writes", s->media_writes, "lines", "media-line writes");
+    w.add(g, "media_write_bytes", s->media_writes * lb, "B", "bytes written to the media");
+    w.add(g, "write_amplification", s->write_bytes ? s->media_writes * lb / (double)s->write_bytes : 0, "ratio",
+          "media bytes written per byte the controller wrote (lines still dirty in the buffers not counted)");
+    w.add(g, "dimm_dirty_lines_at_end", pm_dimm_dirty_lines(pm_), "lines", "dirty lines left in the on-DIMM buffers");
+    w.add(g, "ait_hit_rate", s->ait_hits + s->ait_misses ? (double)s->ait_hits / (double)(s->ait_hits + s->ait_misses) : 0,
+          "fraction", "media accesses whose address-indirection entry was cached");
+    w.add(g, "wear_migrations", s->migrations, "migrations", "wear-levelling migrations");
+    w.add(g, "wear_max_block_writes", s->wear_max, "writes", "most media writes to one wear block (nvm.wear_block_bytes)");
+    w.add(g, "wear_blocks_written", s->wear_blocks, "blocks", "distinct wear blocks written (counted ones)");
+    w.add(g, "wear_untracked_writes", s->wear_untracked, "writes", "media writes of blocks the wear table could not hold");
+    w.add(g, "media_energy_uj", s->energy_pj * 1e-6, "uJ", "media energy (accesses, bits read and written)");
+    w.add(g, "media_utilization", span > 0 ? (double)s->media_busy_ps / span : 0, "fraction",
+          "media busy time over run time, averaged over DIMMs");
+    w.add(g, "bus_utilization", span > 0 ? (double)s->bus_busy_ps / span : 0, "fraction",
+          "DDR-T channel busy time over run time, averaged over DIMMs");
+}
+
 void MemCtrl::report(StatsWriter &w, uint64_t sim_ps) const
 {
-    const nvm_stats *s = nvm_get_stats(dev_);
-    const nvm_cfg *c = nvm_config(dev_);
     const std::string g = name();
     const double sec = sim_ps * 1e-12;
     w.add(g, "reads", st_.reads, "requests", "read requests served");
@@ -339,10 +436,15 @@ void MemCtrl::report(StatsWriter &w, uint64_t sim_ps) const
     w.add(g, "write_bytes", st_.write_bytes, "B", "bytes written to the device");
     w.add(g, "read_bw", sec > 0 ? st_.read_bytes / sec / 1e9 : 0, "GB/s", "average read bandwidth over the run");
     w.add(g, "write_bw", sec > 0 ? st_.write_bytes / sec / 1e9 : 0, "GB/s", "average write bandwidth over the run");
-    w.add(g, "row_hits", s->row_hits, "requests", "row-buffer hits");
-    w.add(g, "row_misses", s->row_misses, "requests", "row-buffer misses");
-    w.add(g, "bus_utilization", sim_ps ? (double)s->bus_busy_ps / ((double)sim_ps * c->channels) : 0, "fraction",
-          "data-bus busy time over run time, averaged over channels");
+    if (pm_) report_pm_dimm(w, g, sim_ps);
+    else {
+        const nvm_stats *s = nvm_get_stats(dev_);
+        const nvm_cfg *c = nvm_config(dev_);
+        w.add(g, "row_hits", s->row_hits, "requests", "row-buffer hits");
+        w.add(g, "row_misses", s->row_misses, "requests", "row-buffer misses");
+        w.add(g, "bus_utilization", sim_ps ? (double)s->bus_busy_ps / ((double)sim_ps * c->channels) : 0, "fraction",
+              "data-bus busy time over run time, averaged over channels");
+    }
     fe_->report(w, g, sim_ps);
     if (!cfg_.pm) return;
     w.add(g, "persisted_writes", st_.persists, "writes", "writes that reached the persistence domain (ADR WPQ or eADR LLC)");

@@ -28,6 +28,7 @@ extern "C" {
 #include "link.h"
 #include "mem_image.h"
 #include "nvm.h"
+#include "pm_dimm.h"
 }
 
 namespace persim {
@@ -38,6 +39,10 @@ class McLinks;
 // A controller's configuration, read from the config in one place (mem_ctrl.cpp).
 struct MemCtrlCfg {
     nvm_cfg dev{};
+    // nvm.device: "bank" = cores/nvm.h (banks and rows, fixed latencies, `dev`); "pm_dimm" =
+    // cores/pm_dimm.h (Optane-class DIMMs: media lines, combining buffer, AIT cache; `dimm`).
+    std::string device = "bank";
+    pm_dimm_cfg dimm{};
     std::string front_end = "direct";
     uint32_t line_bytes = 128;   // l1.line_bytes
     uint32_t wpq_entries = 0;    // nvm.wpq_entries: write-pending queue entries of the front end
@@ -89,9 +94,18 @@ public:
     bool power_done() const { return fe_->power_done(); }
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
-    uint32_t device_banks() const override { return nvm_config(dev_)->banks; }
-    uint32_t device_bank_of(uint64_t addr) const override { return nvm_bank_of(dev_, device_addr(addr)); }
-    uint64_t device_bank_free_at(uint32_t bank) const override { return nvm_bank_free_at(dev_, bank); }
+    // The scheduler's banks: the nvm core's banks, or the pm_dimm core's DIMMs.
+    uint32_t device_banks() const override { return pm_ ? pm_dimm_config(pm_)->dimms : nvm_config(dev_)->banks; }
+    uint32_t device_bank_of(uint64_t addr) const override
+    {
+        return pm_ ? pm_dimm_of(pm_, device_addr(addr)) : nvm_bank_of(dev_, device_addr(addr));
+    }
+    uint64_t device_bank_free_at(uint32_t bank) const override
+    {
+        return pm_ ? pm_dimm_free_at(pm_, bank) : nvm_bank_free_at(dev_, bank);
+    }
+    bool device_accepts() const override { return pm_ != nullptr; }
+    uint64_t device_next_write_at() const override { return pm_ ? pm_dimm_next_write_at(pm_) : 0; }
     uint32_t index() const override { return index_; }
     const MemCtrlCfg &config() const override { return cfg_; }
     uint32_t peers() const override { return peers_; }
@@ -103,8 +117,12 @@ private:
                  uint32_t lb, int requester, const uint32_t *writers);
 
     MemCtrlCfg cfg_;
-    CoreState<nvm, nvm_cfg> core_mem_;   // the nvm core's state
-    nvm *dev_;
+    CoreState<nvm, nvm_cfg> core_mem_;   // the nvm core's state (nvm.device = bank)
+    nvm *dev_ = nullptr;
+    CoreState<pm_dimm, pm_dimm_cfg> pm_mem_;   // the pm_dimm core's state (nvm.device = pm_dimm)
+    pm_dimm *pm_ = nullptr;
+    uint64_t device_read(uint64_t t, uint64_t addr, uint32_t bytes);
+    void report_pm_dimm(StatsWriter &w, const std::string &g, uint64_t sim_ps) const;
     std::unique_ptr<WriteQueue> fe_;
     mem_image *img_;
     DurableSink *sink_ = nullptr;

@@ -70,10 +70,12 @@ public:
         g_ = mem_.make(gc, wpq_gate_bytes, wpq_gate_init,
                        "wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
                        "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
-        // Entries leave the queue no faster than the device writes them: one 8-byte entry per
-        // 8 B / (this controller's write bandwidth); until then they hold their WPQ slot.
+        // Entries leave the queue no faster than the device writes them. The bank device: one
+        // 8-byte entry per 8 B / (this controller's write bandwidth); until then they hold their
+        // WPQ slot. A device that paces writes itself (pm_dimm) decides: the next entry leaves
+        // when the previous one has entered the DIMM's buffer (its channel and buffer entry).
         const double gbps = p.config().dev.write_gbps;
-        drain_ps_ = gbps > 0 ? (uint64_t)std::llround(8.0 * 1000.0 / gbps) : 0;
+        drain_ps_ = p.device_accepts() ? 0 : gbps > 0 ? (uint64_t)std::llround(8.0 * 1000.0 / gbps) : 0;
     }
 
     uint64_t write(uint64_t t, const McWrite &w) override
@@ -357,7 +359,8 @@ private:
     void device_write(uint64_t t, uint64_t word)
     {
         port_.device_write(t, word * 8, 8);
-        next_drain_ps_ = std::max(next_drain_ps_, t) + drain_ps_;
+        next_drain_ps_ = port_.device_accepts() ? std::max(next_drain_ps_, port_.device_next_write_at())
+                                                : std::max(next_drain_ps_, t) + drain_ps_;
     }
     void drain_wake()
     {
@@ -392,7 +395,7 @@ private:
     uint64_t load_hits_ = 0;
     bool pf_ = false, pf_done_ = false, pf_undo_ = false;
     uint64_t pf_seen_ = 0, pf_discarded_ = 0, pf_check_at_ = 0;
-    uint64_t drain_ps_ = 0, next_drain_ps_ = 0, drain_wake_ps_ = UINT64_MAX;   // paced drain (device write bandwidth)
+    uint64_t drain_ps_ = 0, next_drain_ps_ = 0, drain_wake_ps_ = UINT64_MAX;   // paced drain (device write bandwidth or acceptance)
     uint64_t pf_wait_ps() const { return 2 * port_.config().link_latency_ps + 1000; }
     std::map<uint32_t, std::vector<uint64_t>> unacked_;   // region -> writes queued, not acknowledged
 };

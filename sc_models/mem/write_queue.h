@@ -54,8 +54,14 @@ struct McMsg {
 class McPort {
 public:
     virtual ~McPort() = default;
-    // Device timing: a device access starting at t; returns its completion.
+    // Device timing: a device access starting at t; returns its completion (nvm.device = bank), or
+    // the time the device accepted it into its buffer (pm_dimm: device_accepts()).
     virtual uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) = 0;
+    // True when the device paces writes itself (pm_dimm): a front end then drains its next entry
+    // no earlier than device_next_write_at() after a device write, instead of pacing by the
+    // configured write bandwidth.
+    virtual bool device_accepts() const { return false; }
+    virtual uint64_t device_next_write_at() const { return 0; }
     // Acknowledge write `id` (durable) at time t >= now (for writes that got kAckLater).
     virtual void ack(uint64_t id, uint64_t t) = 0;
     // Write `id` (that got kAckLater) entered the queue at t (optional: without it the
@@ -65,7 +71,7 @@ public:
     virtual void send(uint32_t dst, const McMsg &m, uint64_t t) = 0;
     // Call WriteQueue::wake at time t (>= now).
     virtual void wake_at(uint64_t t) = 0;
-    // Device bank queries (pure; cores/nvm.h nvm_bank_of / nvm_bank_free_at): banks per channel,
+    // Device bank queries (pure; cores/nvm.h nvm_bank_of / nvm_bank_free_at; with pm_dimm the DIMMs): banks per channel,
     // the bank of an address, and the earliest time bank index `bank` is free in some channel.
     virtual uint32_t device_banks() const { return 1; }
     virtual uint32_t device_bank_of(uint64_t) const { return 0; }
