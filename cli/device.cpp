@@ -35,7 +35,7 @@ const char *kDeviceUsage =
     "  latency.csv        idle read latency, sequential and random (one thread, dependent)\n"
     "  chase.csv          random dependent reads over working sets 1 KB .. 4 GB on one DIMM (the knees\n"
     "                     where the on-DIMM buffer and the AIT cache stop covering the set)\n"
-    "  bandwidth.csv      random reads / writes of 64 B .. 4 KB accesses, 1 .. 24 threads, all DIMMs\n"
+    "  bandwidth.csv      random reads / writes of 64 B .. 4 KB accesses, 1 .. 48 threads, all DIMMs\n"
     "  amplification.csv  media bytes written per byte written, random and sequential, 8 B .. 256 B\n"
     "  tail.csv           write latency percentiles on a hotspot of one DIMM (wear-levelling migrations)\n"
     "\n"
@@ -273,7 +273,7 @@ int device_main(int argc, char **argv)
     f = open_csv(out, "bandwidth.csv", "op,access_bytes,threads,gbps");
     for (int wr = 0; wr < 2; ++wr)
         for (uint32_t size : {64u, 128u, 256u, 512u, 1024u, 2048u, 4096u})
-            for (uint32_t threads : {1u, 2u, 4u, 8u, 12u, 16u, 24u}) {
+            for (uint32_t threads : {1u, 2u, 4u, 8u, 12u, 16u, 24u, 32u, 48u}) {
                 Dev v(socket);
                 Rng g(size * 131 + threads);
                 const uint64_t blocks = (1ull << 30) / size;
