@@ -19,6 +19,9 @@ numbers show); each part also writes one CSV under results/bench/:
   cosim      RTL co-simulation cycles per second per block and preset (cosim.csv), from
              build/tb/cosim_bench (or tb/cosim_bench.py) when built; skipped with a note otherwise.
   check      the cost of `run --check` over a plain run, and of `persim crash` at 1000 points (check.csv).
+  device     the cost of the Optane-class device (nvm.device = pm_dimm, configs/nvm_optane_dcpmm.json)
+             over the bank device on the same runs (device.csv): interleaved repetitions (--reps), median
+             CPU seconds of each, the ratio (target: at most 1.2x).
   figures    `make figures-all`'s wall time (figures.csv), read from results/figures-all.json (never
              rerun here; --figures-rerun times the SBRP figures from scratch as before).
   instructions  (only with --instructions; slow) host instructions per simulated instruction under
@@ -27,7 +30,7 @@ numbers show); each part also writes one CSV under results/bench/:
              at the larger size (instructions.csv). perf stat is used instead when it can count
              instructions (not in most VMs).
 
---parts compare,gpu,... selects parts (default: compare,gpu,cosim,check,figures); --no-compare drops
+--parts compare,gpu,... selects parts (default: compare,gpu,cosim,check,device,figures); --no-compare drops
 the comparison. The machine may be loaded by other users: interleaving (both binaries see the same
 load drift), medians and CPU seconds are what make the before/after comparison fair."""
 import argparse
@@ -46,7 +49,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BASELINE = "82388b6"   # the commit before issue 23's speed work
-PARTS = ["compare", "gpu", "cosim", "check", "figures"]
+PARTS = ["compare", "gpu", "cosim", "check", "device", "figures"]
 
 RUNS = [  # (model, placement, workload, size): the GPU runs (configs/gpu_sbrp_table1.json)
     ("sbrp", "near", "reduction", "default"),
@@ -70,6 +73,12 @@ INSTR_RUNS = ([("cpu", LW, m, "cpu-hashtable", "2000", "4000") for m in ("none",
               [("gpu", "configs/gpu_sbrp_table1.json", "sbrp", "reduction", "262144", "524288"),
                ("gpu", "configs/gpu_sbrp_table1.json", "sbrp", "mq", "160", "320"),
                ("gpu", "configs/gpu_agpm_table4.json", "agpm", "agpm-backprop1", "small", "default")])
+OPTANE = "configs/nvm_optane_dcpmm.json"
+# (config, model, workload, size, nvm.dimms): the device part; nvm.dimms keeps the configuration's
+# total write bandwidth (write_bw_gbps / 2.3 GB/s per DIMM; docs/models/nvm-device.md)
+DEVICE_RUNS = [(LW, "lightwsp", "cpu-hashtable", "40000", 2), (LW, "ppa", "prof-cpu2006-mem", "25000", 2),
+               (LW, "none", "cpu-hashtable", "40000", 2), (BR, "broi", "broi-sps", "20000", 6),
+               ("configs/gpu_sbrp_table1.json", "sbrp", "gpkvs", "default", 18)]
 CRASH_RUNS = [  # (model, workload, size, points): `persim crash` on the small GPU (target: < 60 s each)
     ("sbrp", "reduction", "small", "1000"),
     ("sbrp", "mq", "small", "1000"),
@@ -114,7 +123,7 @@ def main():
     report = {}   # part -> (status line, markdown lines)
     rc = 0
     for part, fn in (("compare", bench_compare), ("gpu", bench_gpu), ("cosim", bench_cosim),
-                     ("check", bench_check), ("figures", bench_figures)):
+                     ("check", bench_check), ("device", bench_device), ("figures", bench_figures)):
         if part in parts:
             r = fn(a, report)
             rc |= 1 if r else 0
@@ -440,6 +449,45 @@ def bench_check(a, report):
     md += md_table(out, ["what", "plain_run_cpu_seconds", "cpu_seconds", "ratio", "check_seconds", "target"])
     report["check"] = (f"--check {min(ratios):.2f}-{max(ratios):.2f}x a plain run; crash 1000 points "
                        f"{min(crash):.1f}-{max(crash):.1f} CPU s (check.csv)", md)
+    return 0
+
+
+def bench_device(a, report):
+    """CPU seconds of the same runs on the bank device and on the Optane-class device, interleaved
+    (a.reps each), medians and ratio (target: <= 1.2x). results/bench/device.csv"""
+    out = []
+    print(f"\n{'device':8s} {'model':8s} {'workload':18s} {'bank CPU s':>10s} {'pm_dimm':>8s} {'ratio':>6s}")
+    for config, model, wl, size, dimms in DEVICE_RUNS:
+        tag = f"{model}-{wl}-{size}"
+        base = [a.persim, "run", "--config", os.path.join(REPO, config), "--model", model, "--workload", wl,
+                "--size", size, "--quiet"]
+        dev = ["--config", os.path.join(REPO, OPTANE), "--set", f"nvm.dimms={dimms}"]
+        t = {"bank": [], "pm_dimm": []}
+        for rep in range(a.reps):
+            for kind in ("bank", "pm_dimm"):
+                cmd = base + (dev if kind == "pm_dimm" else []) + ["--out", os.path.join(a.out, "runs", f"device-{kind}-{tag}")]
+                p, _, cpu = timed(cmd)
+                if p.returncode != 0:
+                    print("FAILED: " + " ".join(cmd) + "\n" + p.stderr, file=sys.stderr)
+                    report["device"] = (f"FAILED: {kind} {tag}", [])
+                    return 1
+                t[kind].append(cpu)
+        b, d = statistics.median(t["bank"]), statistics.median(t["pm_dimm"])
+        r = d / b if b else float("nan")
+        out.append({"run": f"{os.path.basename(config)} {model} {wl} {size}", "nvm_dimms": dimms,
+                    "bank_cpu_seconds": f"{b:.3f}", "pm_dimm_cpu_seconds": f"{d:.3f}", "ratio": f"{r:.3f}",
+                    "target": "<= 1.2"})
+        print(f"{'':8s} {model:8s} {wl:18s} {b:10.2f} {d:8.2f} {r:6.2f}")
+    write_csv(os.path.join(a.out, "device.csv"), out)
+    ratios = [float(r["ratio"]) for r in out]
+    worst = max(ratios)
+    md = ["The same runs on the bank device (`nvm.device = bank`, the configuration as it is) and on the "
+          "Optane-class device (`--config configs/nvm_optane_dcpmm.json`, `nvm.dimms` keeping the configuration's "
+          f"write bandwidth): median CPU seconds of {a.reps} interleaved repetitions each; target: at most 1.2x "
+          f"(issue 24). Geometric mean {gmean(ratios):.2f}x, worst {worst:.2f}x: "
+          + ("within the target." if worst <= 1.2 else "**over the target**."), ""]
+    md += md_table(out, ["run", "nvm_dimms", "bank_cpu_seconds", "pm_dimm_cpu_seconds", "ratio", "target"])
+    report["device"] = (f"pm_dimm / bank device: {gmean(ratios):.2f}x geomean, worst {worst:.2f}x (device.csv)", md)
     return 0
 
 
