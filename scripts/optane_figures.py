@@ -111,6 +111,8 @@ def figures(data):
         "write_saturation_threads": wth,
         "read_peak_threads": rth,
         "write_bw_256_over_64": bw(data, "write", 256, 4) / bw(data, "write", 64, 4),
+        "write_bw_256_over_64_1t": bw(data, "write", 256, 1) / bw(data, "write", 64, 1),
+        "read_bw_256_over_64": bw(data, "read", 256, 24) / bw(data, "read", 64, 24),
         "wa_random_over_seq_64": wa[("random", 64)] / wa[("sequential", 64)],
         "tail_max_write_latency": float(hot["max_ns"]) / 1000.0,
     }
