@@ -14,6 +14,7 @@
 #include "crash.h"
 #include "sim.h"
 #include "device.h"
+#include <cmath>
 #include "sweep.h"
 #include "trace_program.h"
 #include "system.h"
@@ -91,7 +92,8 @@ const char *kUsage =
     "                     recovery_ns, crash_free_ns, recovery_ratio in stats.json and the CSV\n"
     "\n"
     "exit status: 0 ok, 1 bad input, 3 simulated deadlock or time limit, 4 functional check failed,\n"
-    "             5 persist-order check, requirement or crash recovery failed\n";
+    "             5 persist-order check, requirement or crash recovery failed, 130 interrupted (SIGINT or\n"
+    "             SIGTERM: run stops at the next safe point and writes its stats so far, status interrupted)\n";
 
 [[noreturn]] void die(const std::string &msg, int code = EXIT_BAD_INPUT)
 {
@@ -372,17 +374,33 @@ int cmd_run(const Args &a)
         if (kind.run_summary) {
             std::printf("%s", kind.run_summary(sm, r.host_seconds, (double)r.instructions).c_str());
         } else {
-            // every figure the system's CSV row holds, with its unit
-            for (const std::string &c : kind.csv_columns())
-                if (c != "sim_ns" && sm.contains(c))
-                    std::printf("  %-34s %.6g %s\n", c.c_str(), sm[c]["value"].get<double>(), sm[c]["unit"].get<std::string>().c_str());
-            std::printf("  host time         %.2f s\n", r.host_seconds);
+            // every non-zero figure the system's CSV row holds, with its unit: counts exactly, others
+            // to 4 significant digits (figures of mechanisms the model does not have are 0: left out)
+            size_t zero = 0;
+            for (const std::string &c : kind.csv_columns()) {
+                if (c == "sim_ns" || !sm.contains(c)) continue;
+                const double x = sm[c]["value"].get<double>();
+                if (x == 0) {
+                    ++zero;
+                    continue;
+                }
+                char num[64];
+                if (x == std::floor(x) && std::fabs(x) < 1e15) std::snprintf(num, sizeof num, "%.0f", x);
+                else std::snprintf(num, sizeof num, "%.4g", x);
+                std::printf("  %-34s %s %s\n", c.c_str(), num, sm[c]["unit"].get<std::string>().c_str());
+            }
+            if (zero) std::printf("  (%zu figures are 0 and not shown; stats.json has every figure)\n", zero);
+            std::printf("  host time         %.2f s (%.3g M %s/s)\n", r.host_seconds,
+                        r.host_seconds > 0 ? (double)r.instructions / r.host_seconds / 1e6 : 0.0, kind.instr_unit);
         }
         if (!r.out_dir.empty()) std::printf("  output            %s/{stats,config}.json\n", r.out_dir.c_str());
     }
     if (chk && (!a.quiet || r.code == EXIT_CHECK)) std::printf("%s", chk->text().c_str());
     std::fflush(stdout);
-    if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
+    if (r.code == EXIT_INTERRUPTED && !r.out_dir.empty())
+        std::fprintf(stderr, "persim: %s; the stats so far are in %s/stats.json (status interrupted)\n", r.message.c_str(),
+                     r.out_dir.c_str());
+    else if (r.code != EXIT_OK) std::fprintf(stderr, "persim: %s\n", r.message.c_str());
     return r.code;
 }
 
@@ -526,6 +544,7 @@ int sc_main(int argc, char **argv)
         g_argv0 = argv[0];
         if (a.cmd == "check") return cmd_check(a);
         if (a.cmd == "crash") return cmd_crash(a);
+        install_interrupt_handlers();   // SIGINT / SIGTERM: stop at the next safe point, keep the stats
         return cmd_run(a);
     } catch (const ConfigError &e) {
         die(e.what());

@@ -167,11 +167,15 @@ RunResult run_simulation(const RunSpec &spec)
     const SystemCfg sys = SystemCfg::from(spec.cfg);
     const uint64_t limit_ps = (uint64_t)(sys.max_time_ms * 1e9);
     auto progress = [&](double hs) {
-        std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M warp-instr/s\n", now_ps() / 1e6,
-                     top->progress_line().c_str(), top->instructions() / hs / 1e6);
+        std::fprintf(stderr, "[persim] %.1f us simulated, %s, %.2f M %s/s\n", now_ps() / 1e6,
+                     top->progress_line().c_str(), top->instructions() / hs / 1e6, kind.instr_unit);
     };
     const RunOutcome out = run_system(*top, limit_ps, spec.quiet ? 0 : sys.progress_ms, progress);
-    if (out.kind != RunOutcome::FINISHED) {
+    if (out.kind == RunOutcome::INTERRUPTED) {
+        res.status = "interrupted";      // stats so far; not verified (the program was cut short)
+        res.code = EXIT_INTERRUPTED;
+        res.message = out.message;
+    } else if (out.kind != RunOutcome::FINISHED) {
         res.status = out.kind == RunOutcome::DEADLOCK ? "deadlock" : "timeout";
         res.code = EXIT_STUCK;
         res.message = out.message;
@@ -205,8 +209,8 @@ RunResult run_simulation(const RunSpec &spec)
     StatsWriter w;
     top->report(w, sim_ps);
     w.add("summary", "host_seconds", res.host_seconds, "s", "host wall-clock time of the simulation");
-    w.add("summary", "sim_speed", res.host_seconds > 0 ? res.instructions / res.host_seconds : 0, "warp-instructions/s",
-          "simulated warp instructions per host second");
+    w.add("summary", "sim_speed", res.host_seconds > 0 ? res.instructions / res.host_seconds : 0,
+          std::string(kind.instr_unit) + "/s", std::string("simulated ") + kind.instr_unit + " per host second");
     res.stats = w.to_json();
     res.stats["run"] = {{"model", spec.model},
                         {"workload", spec.workload},
@@ -218,7 +222,7 @@ RunResult run_simulation(const RunSpec &spec)
                         {"persim_version", version()},
                         {"persim_git", git_describe()}};
 
-    if (spec.observer) spec.observer->on_finished(lp, res);   // checks (docs/checking.md)
+    if (spec.observer && res.code != EXIT_INTERRUPTED) spec.observer->on_finished(lp, res);   // checks (docs/checking.md)
     if (spec.write_files) {
         res.out_dir = spec.out_dir.empty() ? "results/runs/" + auto_name(spec, L.size) : spec.out_dir;
         std::error_code ec;

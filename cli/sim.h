@@ -15,7 +15,8 @@ extern "C" {
 namespace persim {
 
 enum ExitCode { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_STUCK = 3, EXIT_VERIFY = 4,
-                EXIT_CHECK = 5 /* run --check / check / crash found a problem (docs/checking.md) */ };
+                EXIT_CHECK = 5 /* run --check / check / crash found a problem (docs/checking.md) */,
+                EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM: the run stopped early, its stats so far written */ };
 
 struct RunResult;
 

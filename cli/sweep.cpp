@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <csignal>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ struct Point {
     std::string model, workload, size_arg, seed;
     int exit_code = 0;
     bool ran = false;
+    bool pending = false;   // to run in this sweep and not finished (an interrupt leaves it out of sweep.csv)
 };
 
 Choice simple(const std::string &label, const char *opt)
@@ -600,6 +602,7 @@ pid_t spawn(const Point &p, std::string &err)
 
 void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &path)
 {
+    // Points still pending (an interrupted sweep) are left out: sweep.csv holds the finished points.
     std::vector<std::string> sweep_cols = {"point", "exit"};
     std::vector<size_t> dim_col;   // dimension index per extra sweep column
     for (size_t k = 0; k < s.dims.size(); ++k)
@@ -640,6 +643,7 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
         o << hdr << "\n";
         for (size_t i = 0; i < pts.size(); ++i) {
             const Point &p = pts[i];
+            if (p.pending) continue;
             auto r = run_rows[i];
             if (r.empty()) {
                 r["model"] = p.model;
@@ -751,9 +755,18 @@ int parse_sweep_args(int argc, char **argv, SweepArgs *a)
 
 // Runs points `todo` of pts, `jobs` at a time, with a progress line; returns the number that failed,
 // or -1 (and prints why) if waiting for a child failed.
+volatile std::sig_atomic_t g_sweep_signal = 0;   // SIGINT / SIGTERM received (async-signal-safe)
+extern "C" void on_sweep_signal(int sig) { g_sweep_signal = sig; }
+
 long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t skipped, long jobs,
                 double *seconds)
 {
+    for (size_t i : todo) pts[i].pending = true;
+    struct sigaction sa {};
+    sa.sa_handler = on_sweep_signal;   // no SA_RESTART: waitpid returns EINTR
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
     const bool tty = isatty(2);
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -778,13 +791,21 @@ long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t
         std::fprintf(stderr, "[sweep] FAILED %s (%s):\n  %s\n%s", p.id.c_str(), why.c_str(), join_cmd(p.argv).c_str(),
                      tail_lines(p.dir + "/log.txt", 8).c_str());
     };
-    while (next < todo.size() || !running.empty()) {
-        while ((long)running.size() < jobs && next < todo.size()) {
+    bool forwarded = false;
+    while ((next < todo.size() && !g_sweep_signal) || !running.empty()) {
+        if (g_sweep_signal && !forwarded) {
+            // SIGINT / SIGTERM: start nothing more; the running points end at their next safe point
+            // (a terminal's Ctrl-C reaches them too; a SIGTERM to the sweep alone is passed on).
+            for (auto &r : running) kill(r.first, (int)g_sweep_signal);
+            forwarded = true;
+        }
+        while ((long)running.size() < jobs && next < todo.size() && !g_sweep_signal) {
             Point &p = pts[todo[next++]];
             std::string err;
             pid_t pid = spawn(p, err);
             p.ran = true;
             if (pid < 0) {
+                p.pending = false;
                 p.exit_code = 127;
                 ++failed;
                 ++finished;
@@ -808,6 +829,11 @@ long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t
         ++finished;
         if (WIFEXITED(st)) p.exit_code = WEXITSTATUS(st);
         else p.exit_code = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        if (g_sweep_signal && (p.exit_code == 130 || p.exit_code == 128 + SIGINT || p.exit_code == 128 + SIGTERM)) {
+            --finished;   // interrupted, not failed: stays pending (rerun on resume)
+            continue;
+        }
+        p.pending = false;
         if (p.exit_code != 0) {
             ++failed;
             report_failure(p, WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st))
@@ -877,6 +903,15 @@ int sweep_main(int argc, char **argv)
         write_csv(s, pts, csv);
     } catch (const std::exception &e) {
         return sweep_die(e.what());
+    }
+    if (g_sweep_signal) {
+        size_t left = 0;
+        for (const Point &p : pts) left += p.pending;
+        std::fprintf(stderr, "persim sweep %s: interrupted by %s: %zu points finished (%zu skipped, %ld failed), %zu not "
+                             "finished; wrote %s with the finished points (rerun the sweep to resume)\n",
+                     s.name.c_str(), g_sweep_signal == SIGTERM ? "SIGTERM" : "SIGINT", pts.size() - left, skipped, failed,
+                     left, csv.c_str());
+        return 130;
     }
     std::fprintf(stderr, "persim sweep %s: %zu points: %zu run, %zu skipped, %ld failed in %.1f s; wrote %s\n",
                  s.name.c_str(), pts.size(), todo.size(), skipped, failed, seconds, csv.c_str());

@@ -2,6 +2,7 @@
 // themselves register in their own files (PERSIM_REGISTER, registry.h).
 #include "system.h"
 #include <chrono>
+#include <csignal>
 #include "system_cfg.h"
 
 namespace persim {
@@ -52,6 +53,22 @@ const SystemKind &system_of(const Config &c)
 
 namespace persim {
 
+namespace {
+volatile std::sig_atomic_t g_signal = 0;   // the signal that asked the run to stop (async-signal-safe)
+extern "C" void on_interrupt(int sig) { g_signal = sig; }
+} // namespace
+
+void install_interrupt_handlers()
+{
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+int interrupt_signal() { return (int)g_signal; }
+
 RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms, const std::function<void(double)> &progress)
 {
     using clock = std::chrono::steady_clock;
@@ -62,6 +79,12 @@ RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms, const s
     while (!s.finished()) {
         sc_core::sc_start(sc_core::sc_time((double)slice_ps, sc_core::SC_PS));
         if (s.finished()) break;
+        if (g_signal) {
+            r.kind = RunOutcome::INTERRUPTED;
+            r.message = std::string("interrupted by ") + (g_signal == SIGTERM ? "SIGTERM" : "SIGINT") + " at " +
+                        std::to_string(now_ps() / 1000) + " ns simulated";
+            break;
+        }
         if (!sc_core::sc_pending_activity()) {
             r.kind = RunOutcome::DEADLOCK;
             r.message = "simulated deadlock at " + std::to_string(now_ps() / 1000) + " ns: no event can make progress\n" +

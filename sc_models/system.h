@@ -64,12 +64,19 @@ public:
 // limit; both report describe_stuck(). `progress` (may be empty) is called every progress_ms of host
 // time (0: never) with the host seconds so far.
 struct RunOutcome {
-    enum Kind { FINISHED, DEADLOCK, TIME_LIMIT } kind = FINISHED;
-    std::string message;      // DEADLOCK / TIME_LIMIT: what happened and the stuck requesters
+    enum Kind { FINISHED, DEADLOCK, TIME_LIMIT, INTERRUPTED } kind = FINISHED;
+    std::string message;      // DEADLOCK / TIME_LIMIT: what happened and the stuck requesters;
+                              // INTERRUPTED: the signal and the time the run stopped
     uint64_t sim_ps = 0;      // finish time, or the time the run stopped
 };
 RunOutcome run_system(System &s, uint64_t limit_ps, int64_t progress_ms,
                       const std::function<void(double host_s)> &progress);
+// SIGINT / SIGTERM end a run at the next safe point (between two slices of simulated time, at most
+// 20 us apart) as INTERRUPTED, so its stats so far can be written: install_interrupt_handlers() sets
+// them up (the command line does, for run and check); interrupt_signal() is the signal received, 0
+// if none.
+void install_interrupt_handlers();
+int interrupt_signal();
 
 // A persistency model a system kind runs (persim run --model NAME).
 struct ModelInfo {
@@ -128,6 +135,8 @@ struct SystemKind {
     // The CSV a run appends to beside its run directory when --csv is not given (nullptr:
     // "runs-<name>.csv").
     const char *csv_file = nullptr;
+    // What System::instructions() counts, for rates ("instructions", "warp instructions").
+    const char *instr_unit = "instructions";
     // A system without an order model: what its own check of a run (sim.crash_check) found, from
     // the run's stats.json, as report lines appended to `text`; returns the number of violations
     // (persim check / crash exit 5 when > 0). nullptr: the system checks nothing.

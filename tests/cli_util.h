@@ -15,10 +15,9 @@ struct Out {
     std::string text;   // stdout + stderr
 };
 
-// Runs `persim ARGS` and returns its exit status and combined output.
-inline Out sh(const std::string &args)
+// Runs the shell command `cmd` and returns its exit status and output.
+inline Out sh_cmd(const std::string &cmd)
 {
-    std::string cmd = std::string(PERSIM_BIN) + " " + args + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     std::string text;
     char buf[4096];
@@ -27,6 +26,9 @@ inline Out sh(const std::string &args)
     int st = pclose(p);
     return Out{WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
 }
+
+// Runs `persim ARGS` and returns its exit status and combined output.
+inline Out sh(const std::string &args) { return sh_cmd(std::string(PERSIM_BIN) + " " + args + " 2>&1"); }
 
 // A fresh scratch directory, unique per test file, name and process.
 inline std::string tmpdir(const std::string &name, const char *file = __builtin_FILE())

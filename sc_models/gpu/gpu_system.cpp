@@ -207,6 +207,7 @@ SystemKind make_gpu_kind()
     k.order_model = gpu_order_model;
     k.run_summary = gpu_run_summary;
     k.csv_file = "runs.csv";
+    k.instr_unit = "warp instructions";
     return k;
 }
 
