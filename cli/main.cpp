@@ -66,7 +66,8 @@ const char *kUsage =
     "                     test size, `default` = its paper-scale size\n"
     "  --seed N           input seed (= --set sim.seed=N)\n"
     "  --set KEY=VALUE    override one config key (repeatable), e.g. --set system.pm_placement=near\n"
-    "  --out DIR          where stats.json and config.json go (run; default results/runs/<name>);\n"
+    "  --out DIR          where stats.json and config.json go (run; default results/runs/<name>-<hash>,\n"
+    "                     the hash over the resolved configuration, model, program and size);\n"
     "                     trace: output file (default: stdout)\n"
     "  --csv FILE         CSV file to append the run's row to (default: <out>/../runs.csv; other systems than\n"
     "                     the gpu: <out>/../runs-KIND.csv, KIND = system.kind)\n"
@@ -334,6 +335,7 @@ RunSpec spec_of(const Args &a)
     s.trace = a.trace;
     s.out_dir = a.out;
     s.csv = a.csv;
+    s.sets = a.sets;
     s.small = a.size == "small";
     return s;
 }

@@ -91,7 +91,34 @@ std::string auto_name(const RunSpec &s, uint64_t size)
     o << s.model << "-" << sc.placement << (sc.eadr ? "-eadr" : "") << "-" << src;
     if (size) o << "-n" << size;
     o << "-seed" << sc.seed;
+    // A short hash of everything that shapes the run (every resolved key, model, program, size), so
+    // runs that differ only in a --set or a --config file land in different folders.
+    const std::string what = s.cfg.resolved().dump() + "\n" + s.model + "\n" + s.workload + "\n" + s.trace + "\n" +
+                             std::to_string(size);
+    uint64_t h = 1469598103934665603ull;   // FNV-1a 64
+    for (unsigned char ch : what) h = (h ^ ch) * 1099511628211ull;
+    char hx[17];
+    std::snprintf(hx, sizeof hx, "%08llx", (unsigned long long)(h >> 32));
+    o << "-" << hx;
     return o.str();
+}
+
+// One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break).
+std::string csv_field(const std::string &v)
+{
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+json s_sets(const RunSpec &s) { return json(s.sets); }
+
+std::string joined_sets(const RunSpec &s)
+{
+    std::string j;
+    for (const auto &kv : s.sets) j += (j.empty() ? "" : ";") + kv;
+    return j;
 }
 
 void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, uint64_t size)
@@ -103,7 +130,7 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     std::string header = "config,model,placement,eadr,workload,size,seed,status,verified";
     for (const auto &c : cols) header += "," + c;
     header += std::string(",host_seconds") + (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
-    header += ",persim_git";
+    header += ",sets,persim_git";
     if (!fresh) {
         std::ifstream in(path);
         std::string have;
@@ -129,7 +156,7 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
         o << "," << rj["recovery_ns"].dump() << "," << rj["crash_free_ns"].dump() << "," << rj["recovery_ratio"].dump()
           << "," << rj["work_words"].dump();
     }
-    o << "," << git_describe();
+    o << "," << csv_field(joined_sets(s)) << "," << git_describe();
     o << "\n";
 }
 
@@ -219,6 +246,7 @@ RunResult run_simulation(const RunSpec &spec)
                         {"status", res.status},
                         {"verified", res.verified},
                         {"message", res.message},
+                        {"sets", s_sets(spec)},
                         {"persim_version", version()},
                         {"persim_git", git_describe()}};
 
@@ -231,7 +259,7 @@ RunResult run_simulation(const RunSpec &spec)
         std::ofstream(res.out_dir + "/stats.json") << res.stats.dump(1) << "\n";
         json cj = spec.cfg.resolved();
         cj["run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
-                     {"config_sources", spec.cfg.sources()}};
+                     {"sets", s_sets(spec)}, {"config_sources", spec.cfg.sources()}};
         std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
         std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
                                               (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string()

@@ -46,7 +46,8 @@ struct RunSpec {
     std::string model = "sbrp";
     std::string workload;        // or trace
     std::string trace;
-    std::string out_dir;         // empty: results/runs/<auto name>
+    std::string out_dir;         // empty: results/runs/<auto name>-<config hash>
+    std::vector<std::string> sets;   // the --set KEY=VALUE arguments as given (recorded in stats.json and the CSV)
     std::string csv;             // empty: <out parent>/runs.csv
     std::string vcd;
     int log_block = -1, log_warp = -1; // --log-warp B:W: per-op timeline of that warp on stderr             // optional VCD waveform of PB occupancy / ACTR per SM

@@ -3,7 +3,7 @@
 published measurements of Intel Optane DC PMM: `make figures-optane`.
 
 Runs `persim device` (cli/device.cpp: the published microbenchmarks, driven on the device core as the
-configuration builds it) on configs/experiments/optane/validation.json's configuration, and on two
+configuration builds it) on configs/validation/optane_dcpmm.json's configuration, and on two
 ablations (no on-DIMM buffer, no AIT cache), then evaluates every claim of that spec with the verdict
 rule of scripts/verdict.py and writes results/optane/: README.md (each published figure beside
 persim's, its role -- calibrated input or emerging validation -- and the rule's verdict, for the device
@@ -30,7 +30,7 @@ sys.path.insert(0, HERE)
 import verdict as V  # noqa: E402
 import figlib as FL  # noqa: E402
 
-SPEC = os.path.join(ROOT, "configs/experiments/optane/validation.json")
+SPEC = os.path.join(ROOT, "configs/validation/optane_dcpmm.json")
 PASS = ("matches", "same trend")
 
 
