@@ -381,10 +381,11 @@ DEVICE = [("write_amplification", "write amplification (media B / B written)",
            lambda s: s["dimm_rmw_reads"] / s["media_writes"] if s["media_writes"] else NAN),
           ("media_utilization", "media utilization (%)", lambda s: 100.0 * s["media_utilization"]),
           ("ait_hit_rate", "AIT hit rate (%)", lambda s: 100.0 * s["ait_hit_rate"]),
+          ("persist_latency_ns", "write arrival to durable (ns)", lambda s: s["avg_persist_latency_ns"]),
           ("wear_migrations", "wear migrations", lambda s: s["wear_migrations"])]
 _DEV_SUM = ("media_write_bytes", "write_bytes", "dimm_buf_write_hits", "writes", "dimm_rmw_reads", "media_writes",
             "wear_migrations")
-_DEV_AVG = ("media_utilization", "ait_hit_rate")
+_DEV_AVG = ("media_utilization", "ait_hit_rate", "avg_persist_latency_ns")
 
 
 def device_run(stats_path):
@@ -398,8 +399,9 @@ def device_run(stats_path):
     nvm = [g for k, g in st.items() if k.startswith("top.nvm") and "media_writes" in g]
     if not nvm:
         return None
-    s = {k: sum(float(g[k]["value"]) for g in nvm) for k in _DEV_SUM}
-    s.update({k: sum(float(g[k]["value"]) for g in nvm) / len(nvm) for k in _DEV_AVG})
+    v = lambda g, k: float(g.get(k, {}).get("value", NAN))   # noqa: E731
+    s = {k: sum(v(g, k) for g in nvm) for k in _DEV_SUM}
+    s.update({k: sum(v(g, k) for g in nvm) / len(nvm) for k in _DEV_AVG})
     return {c: f(s) for c, _, f in DEVICE}
 
 
@@ -431,7 +433,7 @@ def device_figures(raw, rows, key, csv_path):
     out, order = {}, []
     with open(csv_path, newline="") as f:
         for r in csv.DictReader(f):
-            out[r["group"]] = dict({c: float(r[c]) for c, _, _ in DEVICE}, runs=int(r["runs"]))
+            out[r["group"]] = dict({c: float(r.get(c) or "nan") for c, _, _ in DEVICE}, runs=int(r["runs"]))
             order.append(r["group"])
     return out, order
 
@@ -450,7 +452,7 @@ def device_table(figs, order, head="runs"):
         cells = []
         for c, h, _ in DEVICE:
             x = d[c]
-            nd = 0 if c == "wear_migrations" else 1 if "%" in h else 2
+            nd = 0 if c in ("wear_migrations", "persist_latency_ns") else 1 if "%" in h else 2
             cells.append("n/a" if isnan(x) else f"{x:.{nd}f}")
         L.append(f"| {g} | {d['runs']} | " + " | ".join(cells) + " |")
     return L

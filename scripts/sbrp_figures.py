@@ -599,15 +599,17 @@ def optane(out, plt, f6):
           "(paper 1.15). The gain comes from the random-update workloads: epoch-far's execution time on the device "
           f"over the bank device is {t(rows, 'epoch', 'gpkvs') / t(bank, 'epoch', 'gpkvs'):.2f}x for gpKVS and "
           f"{t(rows, 'epoch', 'hm') / t(bank, 'epoch', 'hm'):.2f}x for HM, against "
-          f"{t(rows, 'epoch', 'srad') / t(bank, 'epoch', 'srad'):.2f}x for SRAD. Their scattered 8-64 B updates "
+          f"{t(rows, 'epoch', 'srad') / t(bank, 'epoch', 'srad'):.2f}x for SRAD. Their scattered small updates "
           "land in 256 B media lines that are rarely complete when the buffer evicts them (gpKVS: write "
           f"amplification {dv(dw['gpkvs'], 'epoch-far', 'write_amplification'):.1f}, "
           f"{dv(dw['gpkvs'], 'epoch-far', 'rmw_per_media_write'):.2f} RMW reads per media write; HM "
           f"{dv(dw['hm'], 'epoch-far', 'write_amplification'):.1f} and "
-          f"{dv(dw['hm'], 'epoch-far', 'rmw_per_media_write'):.2f}), and the controller's write queue drains one "
-          "write at a time at the device's pace, an RMW read ahead of the write that evicted a partial line "
-          "(cores/pm_dimm.h), so a write's time to durability grows while the media stays mostly idle (HM's media "
-          f"utilization {dv(dw['hm'], 'epoch-far', 'media_utilization'):.0f}% under epoch-far). Epoch's barriers "
+          f"{dv(dw['hm'], 'epoch-far', 'rmw_per_media_write'):.2f}), and a write-pending-queue entry is held until the DIMM accepts its write, which for a write that "
+          "evicts a partly written line comes after that line's RMW read (cores/pm_dimm.h), so writes wait for "
+          "queue entries while the media is mostly idle (HM under epoch-far: media utilization "
+          f"{dv(dw['hm'], 'epoch-far', 'media_utilization'):.0f}%, average time from a write's arrival at the "
+          f"controller to durability {dv(dw['hm'], 'epoch-far', 'persist_latency_ns'):.0f} ns, against "
+          f"{dv(dw['hm'], 'sbrp-far', 'persist_latency_ns'):.0f} ns under SBRP-far). Epoch's barriers "
           "wait for that time at every epoch; SBRP's persist buffers take the writes off the warps' path and wait "
           f"only at scope boundaries, so SBRP-far over epoch-far rises on HM ({o(f6, 'sbrp-far', 'epoch-far', 'hm'):.2f} "
           f"-> {o(sp, 'sbrp-far', 'epoch-far', 'hm'):.2f}) and gpKVS ({o(f6, 'sbrp-far', 'epoch-far', 'gpkvs'):.2f} -> "
@@ -624,8 +626,8 @@ def optane(out, plt, f6):
           "pattern (partial lines) rather than on a fixed 300 ns; the paper's near/far gap (2.16x) stays "
           "unreproduced. Where persim disagrees with the paper: the paper's 1.14 comes from GPGPU-Sim with a "
           "fixed-latency NVM behind PCIe; persim reaches it only with the device's RMW-bound drain, which is a "
-          "different reason (the drain's serialisation of an eviction's RMW read is the device model's choice, "
-          "docs/config.md, and an Optane that overlapped several RMW reads would narrow the gain).", ""]
+          "different reason (that a write waits for its eviction's RMW read is the device model's choice, "
+          "cores/pm_dimm.h; an Optane that overlapped several RMW reads would narrow the gain).", ""]
     return A
 
 
