@@ -34,7 +34,9 @@ import verdict as V  # noqa: E402
 from verdict import lift, ratio  # noqa: E402
 import figlib as FL  # noqa: E402
 
-SPECS = ["fig9", "fig11", "fig12", "fig13", "serial"]
+SPECS = ["fig9", "fig11", "fig12", "fig13", "serial", "fig9_optane"]
+# fig9_optane (issue 24): Figure 9 again on the Optane-class pm_dimm device (configs/nvm_optane_dcpmm.json,
+# nvm.dimms = round(12.8 / 2.3) = 6); its README section is left out while its results are absent.
 # `--tier` (make figures-all TIER=...): spec keys replaced per spec at that tier (V.tier_spec); a tier
 # with changes writes to results/broi/<tier>/. quick: the specs as they are; paper: none yet.
 TIERS = {"quick": {}, "paper": {}}
@@ -335,10 +337,108 @@ def main():
     m13 = mech(R["fig13"], pairs13)
     F.update(sp12b=sp12b, f9=f9, g9=g9, bw9=bw9, f10=f10, g10=g10, f11=f11, tp12=tp12, sp12=sp12, tp13=tp13, sp13=sp13,
              m9=m9, m12=m12, m13=m13)
+    F["optane_lines"] = optane(out, plt, R["fig9_optane"], R["fig9"], NS)    # issue 24 (empty until run)
     F["provenance"] = prov
     F["nseeds"] = NS
     readme(out, C, F, nruns, bad, timing)
     return FL.finish("BROI", out, total, run_s, C, bad, failed)
+
+
+def optane(out, plt, rows_o, rows9, NS):
+    """Issue 24: Figures 9 and 10's headline on the Optane-class pm_dimm device (fig9_optane) beside the bank
+    device's (fig9), the device's figures (fig9_optane_gain.csv/png, fig9_optane_device.csv), and the README
+    section; [] while fig9_optane has not run."""
+    if not rows_o:
+        return []
+    G9 = LABS + ["geomean"]
+    f9o, g9o, bw9o = fig9(rows_o)
+    f10o, g10o = fig10(rows_o)
+    csv_and_png(out, plt, "fig9_optane_gain", "persim: BROI-mem over each Epoch baseline, memory throughput "
+                "(Figure 9)\non the pm_dimm device (6 Optane-class DIMMs)", "BROI-mem / Epoch", G9, GAINS, g9o,
+                nseeds(rows_o), paper={"local, over Epoch": {"geomean": PAPER["mem_local"]},
+                                       "hybrid, over Epoch": {"geomean": PAPER["mem_hybrid"]}})
+    Cs = (V.Claims(), V.Claims())
+    for C_, rows in zip(Cs, (rows9, rows_o)):
+        f9, g9, _ = fig9(rows)
+        f10, g10 = fig10(rows)
+        for sc in ("local", "hybrid"):
+            C_.add("Fig. 9", f"BROI-mem over Epoch, memory throughput, {sc}, geomean (VII-A: "
+                   f"+{100 * (PAPER['mem_' + sc] - 1):.0f}%)", g9[f"{sc}, over Epoch"]["geomean"].summary(),
+                   PAPER["mem_" + sc])
+        for sc in ("local", "hybrid"):
+            C_.add("Fig. 10", f"BROI-mem over Epoch, operational throughput, {sc}, geomean (VII-A: "
+                   f"+{100 * (PAPER['ops_' + sc] - 1):.0f}%)", g10[f"{sc}, over Epoch"]["geomean"].summary(),
+                   PAPER["ops_" + sc])
+        C_.add("Fig. 9", "Epoch-hybrid over Epoch-local, memory throughput, geomean (VII-A: hybrid larger)",
+               f9["Epoch-hybrid"]["geomean"].summary(), kind="greater")
+        for sc in ("local", "hybrid"):
+            C_.add("Fig. 9", f"BROI-mem over Epoch-1q (persim's single queue), memory throughput, {sc}, geomean "
+                   "(not in the paper; direction)", g9[f"{sc}, over Epoch-1q"]["geomean"].summary(), kind="greater")
+    key = lambda r: f"{r['model']}, {'hybrid' if r['workload'].endswith('-hybrid') else 'local'}"   # noqa: E731
+    dev, order = FL.device_figures(os.path.join(out, "raw", "fig9_optane"), rows_o, key,
+                                   os.path.join(out, "fig9_optane_device.csv"))
+    _, _, bw9 = fig9(rows9)
+    gm = lambda d, s: gmean([d[s][lab] for lab in LABS]).summary()[0]   # noqa: E731
+    dv = lambda grp, c: dev.get(grp, {}).get(c, NAN)   # noqa: E731
+    m = lambda d, k: d[k]["geomean"].summary()[0]   # noqa: E731
+    _, g9b, _ = fig9(rows9)
+    _, g10b = fig10(rows9)
+    A = ["## With an Optane-class device (nvm.device = pm_dimm)", "",
+         "Issue 24: Figures 9 and 10 rerun with the PM device replaced by persim's Optane-class DIMM model "
+         "(`cores/pm_dimm`, `configs/nvm_optane_dcpmm.json`: 256 B media lines, a 64-line on-DIMM combining / "
+         "read-modify-write buffer, an address-indirection cache, 6.6 / 2.3 GB/s media read / write per DIMM, every "
+         "source in the file), everything else as Figure 9 (same machine, models, workloads, sizes, seeds 1-2, RDMA "
+         f"channels; {len(rows_o)} runs, `configs/experiments/broi/fig9_optane.json`). **Device count**: the rule of "
+         "issue 24 keeps the paper configuration's total media write bandwidth, `nvm.dimms` = round(12.8 / 2.3) = "
+         "round(5.57) = **6** DIMMs on Table III's one controller (13.8 GB/s media write; one Optane socket's "
+         "worth), so the comparison isolates the device's mechanism from raw write bandwidth. The BROI scheduler "
+         "(cores/broi_sched.h) sees the DIMMs as its banks: bank-level parallelism becomes DIMM-level parallelism "
+         "(6 DIMMs interleaved at 4 KB instead of 8 banks).", "",
+         "Headline claims of Figures 9 and 10 judged by the same rule (scripts/verdict.py) on each device:", ""]
+    A += FL.device_claims(*Cs)
+    A += ["", "![fig9_optane_gain](fig9_optane_gain.png)", "",
+          "BROI-mem over each Epoch baseline on the device, memory throughput (`fig9_optane_gain.csv`):", ""]
+    A += table(G9, GAINS, g9o, first="benchmark")
+    A += ["", "Absolute NVM write throughput on the device, GB/s (bank device: table under Figure 9):", ""]
+    A += table(LABS, list(bw9o), bw9o, first="benchmark")
+    A += ["", "The device's figures per model and scenario (`fig9_optane_device.csv`; mean over the benchmarks and "
+          "seeds; write amplification = media bytes written / bytes the controller wrote, combined = writes that hit "
+          "a line already in the DIMM buffer, RMW reads per media write, media utilization = media busy time / run "
+          "time, AIT hit rate, wear-levelling migrations):", ""]
+    A += FL.device_table(dev, order, head="model, scenario")
+    A += ["", "**What changes, and why** (by hand from these runs). The device makes every design faster in absolute "
+          f"terms (Epoch-local {gm(bw9, 'Epoch-local'):.2f} -> {gm(bw9o, 'Epoch-local'):.2f} GB/s of NVM writes, "
+          f"BROI-local {gm(bw9, 'BROI-local'):.2f} -> {gm(bw9o, 'BROI-local'):.2f}, geomeans over the benchmarks), "
+          "because these benchmarks' persistent writes almost never reach the media during the run: their lines "
+          f"stay in the six 64-line DIMM buffers (96 KB), {dv('broi, local', 'buf_combined'):.1f}% of BROI-mem's "
+          "local writes combine into a buffered line, and the media writes only "
+          f"{dv('broi, local', 'write_amplification'):.2f} bytes per byte written (the rest are dirty lines in the "
+          "buffers at the end; ADR made them durable in the WPQ already), with media utilization "
+          f"{dv('broi, local', 'media_utilization'):.1f}%. So the 300 ns write row conflicts that Table III's bank "
+          "device charges, which is what BROI's bank-level-parallelism-aware scheduling avoids, are gone: a write "
+          "costs a 64 B burst on the DIMM's channel and a buffer hit. Consequences for the paper's claims: "
+          f"BROI-mem over Epoch, memory throughput, local {m(g9b, 'local, over Epoch'):.2f} -> "
+          f"{m(g9o, 'local, over Epoch'):.2f}, hybrid {m(g9b, 'hybrid, over Epoch'):.2f} -> "
+          f"{m(g9o, 'hybrid, over Epoch'):.2f} (paper +16% / +18%): still far below the paper; with writes this cheap "
+          "there is little for a bank-parallelism-aware order to win. "
+          f"Operational throughput: local {m(g10b, 'local, over Epoch'):.2f} -> {m(g10o, 'local, over Epoch'):.2f}, "
+          f"hybrid {m(g10b, 'hybrid, over Epoch'):.2f} -> {m(g10o, 'hybrid, over Epoch'):.2f}: the bank device's "
+          "persim-only finding that BROI-mem is *slower* than Epoch in operations per second disappears and the two "
+          "become equal (still not the paper's +28% / +30%). On the bank device that loss came from BROI-mem "
+          "writing more bytes for the same stores (less coalescing in the write queue, the Figure 9 notes); it still "
+          "does on the device (`nvm_write_bytes`), but there an extra write costs a 64 B channel burst into a line "
+          "already in the DIMM buffer instead of a bank write with a 300 ns row conflict, so the extra bytes cost "
+          "little time (and the same bytes in less time is also why BROI-mem's memory-throughput gain grows "
+          "slightly). The stricter single-queue Epoch (`broi-epoch-1q`) stops mattering in the hybrid runs "
+          f"(BROI over it {m(g9b, 'hybrid, over Epoch-1q'):.2f} -> {m(g9o, 'hybrid, over Epoch-1q'):.2f}): with "
+          "writes absorbed by the buffers the in-order queue no longer waits on bank conflicts. The hybrid runs "
+          "stay below the local ones (Epoch-hybrid over Epoch-local drops further): the remote replication over "
+          "the 5 GB/s RDMA link, not the PM, bounds them. Where persim disagrees with the paper: on an "
+          "Optane-class device with an on-DIMM write buffer, BROI's premise (PM writes slow enough, and "
+          "bank-conflicted enough, that their order on the memory bus decides throughput) does not hold for "
+          "working sets of this size; it would need working sets far beyond the buffers' 96 KB (media-bound "
+          "writes) to show, which the default sizes do not reach.", ""]
+    return A
 
 
 def readme(out, C, F, nruns, bad, timing):
@@ -430,6 +530,7 @@ def readme(out, C, F, nruns, bad, timing):
         A("")
     A(NOTES["fig10"])
     A("")
+    L.extend(F["optane_lines"])
     A("## Figure 11: scalability on Hash (VII-A)")
     A("")
     A("![fig11](fig11.png)")

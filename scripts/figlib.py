@@ -367,3 +367,103 @@ def write_readme(out, L, end="\n"):
     """out/README.md: the lines L joined by newlines, then end."""
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(L) + end)
+
+
+# ---- the PM device (issue 24: the papers on an Optane-class device) ---------------------------------
+
+# The pm_dimm device's figures that explain a headline's change (per run, over every controller
+# top.nvmN of stats.json): (column, header, function of the summed / averaged controller stats).
+DEVICE = [("write_amplification", "write amplification (media B / B written)",
+           lambda s: s["media_write_bytes"] / s["write_bytes"] if s["write_bytes"] else NAN),
+          ("buf_combined", "writes combined in the DIMM buffer (%)",
+           lambda s: 100.0 * s["dimm_buf_write_hits"] / s["writes"] if s["writes"] else NAN),
+          ("rmw_per_media_write", "RMW reads per media write",
+           lambda s: s["dimm_rmw_reads"] / s["media_writes"] if s["media_writes"] else NAN),
+          ("media_utilization", "media utilization (%)", lambda s: 100.0 * s["media_utilization"]),
+          ("ait_hit_rate", "AIT hit rate (%)", lambda s: 100.0 * s["ait_hit_rate"]),
+          ("persist_latency_ns", "write arrival to durable (ns)", lambda s: s["avg_persist_latency_ns"]),
+          ("wear_migrations", "wear migrations", lambda s: s["wear_migrations"])]
+_DEV_SUM = ("media_write_bytes", "write_bytes", "dimm_buf_write_hits", "writes", "dimm_rmw_reads", "media_writes",
+            "wear_migrations")
+_DEV_AVG = ("media_utilization", "ait_hit_rate", "avg_persist_latency_ns")
+
+
+def device_run(stats_path):
+    """One run's DEVICE figures ({column: value}) from its stats.json, summed over the controllers
+    (utilization and AIT hit rate averaged); None when the file is missing or has no pm_dimm stats."""
+    try:
+        with open(stats_path) as f:
+            st = json.load(f)
+    except (OSError, ValueError):
+        return None
+    nvm = [g for k, g in st.items() if k.startswith("top.nvm") and "media_writes" in g]
+    if not nvm:
+        return None
+    v = lambda g, k: float(g.get(k, {}).get("value", NAN))   # noqa: E731
+    s = {k: sum(v(g, k) for g in nvm) for k in _DEV_SUM}
+    s.update({k: sum(v(g, k) for g in nvm) / len(nvm) for k in _DEV_AVG})
+    return {c: f(s) for c, _, f in DEVICE}
+
+
+def device_figures(raw, rows, key, csv_path):
+    """The DEVICE figures per group: key(row) -> group label (None: skip the row); each figure the mean
+    over the group's ok runs (workloads and seeds), from raw/runs/<point>/stats.json, and written to
+    csv_path. The per-run stats.json are not committed: without them the table is read back from
+    csv_path (the committed copy). Returns ({group: {column: value}}, [groups in row order])."""
+    acc, order = {}, []
+    for r in rows:
+        g = key(r)
+        if g is None or r.get("status") != "ok":
+            continue
+        d = device_run(os.path.join(raw, "runs", r["point"], "stats.json"))
+        if d is None:
+            continue
+        if g not in acc:
+            acc[g] = []
+            order.append(g)
+        acc[g].append(d)
+    if acc:
+        out = {g: {c: amean_plain([d[c] for d in ds]) for c, _, _ in DEVICE} for g, ds in acc.items()}
+        out = {g: dict(v, runs=len(acc[g])) for g, v in out.items()}
+        write_rows(csv_path, ["group", "runs"] + [c for c, _, _ in DEVICE],
+                   [[g, out[g]["runs"]] + [f"{out[g][c]:.6g}" for c, _, _ in DEVICE] for g in order])
+        return out, order
+    if not os.path.exists(csv_path):
+        return {}, []
+    out, order = {}, []
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            out[r["group"]] = dict({c: float(r.get(c) or "nan") for c, _, _ in DEVICE}, runs=int(r["runs"]))
+            order.append(r["group"])
+    return out, order
+
+
+def amean_plain(xs):
+    xs = [x for x in xs if not isnan(x)]
+    return sum(xs) / len(xs) if xs else NAN
+
+
+def device_table(figs, order, head="runs"):
+    """Markdown lines of device_figures' table: a row per group, a column per DEVICE figure."""
+    L = [f"| {head} | runs | " + " | ".join(h for _, h, _ in DEVICE) + " |",
+         "|---|---:|" + "---:|" * len(DEVICE)]
+    for g in order:
+        d = figs[g]
+        cells = []
+        for c, h, _ in DEVICE:
+            x = d[c]
+            nd = 0 if c in ("wear_migrations", "persist_latency_ns") else 1 if "%" in h else 2
+            cells.append("n/a" if isnan(x) else f"{x:.{nd}f}")
+        L.append(f"| {g} | {d['runs']} | " + " | ".join(cells) + " |")
+    return L
+
+
+def device_claims(bank, dimm, nd=2, heads=("bank device (today)", "pm_dimm device")):
+    """Markdown lines: the same claims judged without the device (Claims `bank`) and with it (`dimm`),
+    side by side, in `bank`'s order (each verdict from scripts/verdict.py's one rule)."""
+    L = [f"| figure | claim | {heads[0]} | verdict | {heads[1]} | verdict | paper |",
+         "|---|---|---|---|---|---|---|"]
+    for a, b in zip(bank.rows, dimm.rows):
+        L.append(f"| {a['where']} | {a['claim']} | {V.fmt_ci(a['m'], a['h'], a['n'], nd)} | **{a['verdict']}** | "
+                 f"{V.fmt_ci(b['m'], b['h'], b['n'], nd)} | **{b['verdict']}** | {a['paper_text']} |")
+    return L
