@@ -2,7 +2,8 @@
  *
  * Layout of the caller-owned block: struct pm_dimm | dimm_state[dimms] |
  * buf_entry[dimms * buf_entries] | ait tags uint64[dimms * ait_entries] |
- * ait stamps uint64[dimms * ait_entries] | wear_slot[wear_slots]. */
+ * ait stamps uint64[dimms * ait_entries] | wear_slot[wear_slots] |
+ * LSQ ring persim_ps[dimms * lsq_entries] (the time each queued write entered the buffer). */
 #include "pm_dimm.h"
 
 #include <string.h>
@@ -10,6 +11,8 @@
 typedef struct dimm_state {
     persim_ps bus_free;     /* the channel can start a new transfer */
     persim_ps media_free;   /* the media can start a new access (occupancy, pipelined) */
+    persim_ps proc_free;    /* the buffer controller can take the next write from the LSQ */
+    uint32_t  lsq_head;     /* next slot of the LSQ ring */
 } dimm_state;
 
 typedef struct buf_entry {
@@ -31,7 +34,7 @@ struct pm_dimm {
     persim_ps last_entry;       /* the last write entered its buffer (pm_dimm_next_write_at) */
     uint64_t line_words_mask;   /* all words of a media line */
     uint32_t ait_sets;
-    size_t off_dimm, off_buf, off_ait_tag, off_ait_lru, off_wear;
+    size_t off_dimm, off_buf, off_ait_tag, off_ait_lru, off_wear, off_lsq;
 };
 
 static size_t align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
@@ -41,16 +44,18 @@ static int pow2(uint64_t x) { return x && !(x & (x - 1)); }
 #define PM_DIMM_MAX_BUF   4096u
 #define PM_DIMM_MAX_AIT   (1u << 22)
 #define PM_DIMM_MAX_WEAR  (1u << 26)
+#define PM_DIMM_MAX_LSQ   4096u
 #define WEAR_PROBES 16u
 
 static int layout(const pm_dimm_cfg *c, size_t *o_dimm, size_t *o_buf, size_t *o_tag, size_t *o_lru, size_t *o_wear,
-                  size_t *total)
+                  size_t *o_lsq, size_t *total)
 {
     if (!c) return -1;
     if (c->dimms == 0 || c->dimms > PM_DIMM_MAX_DIMMS) return -1;
     if (!pow2(c->media_line_bytes) || c->media_line_bytes < 64 || c->media_line_bytes > 512) return -1;
     if (c->interleave_bytes == 0 || c->interleave_bytes % c->media_line_bytes) return -1;
     if (c->burst_bytes == 0) return -1;
+    if (c->lsq_entries > PM_DIMM_MAX_LSQ) return -1;
     if (c->buf_entries > PM_DIMM_MAX_BUF || c->ait_entries > PM_DIMM_MAX_AIT || c->wear_slots > PM_DIMM_MAX_WEAR) return -1;
     if (c->ait_entries) {
         if (c->ait_ways == 0 || c->ait_ways > 64 || c->ait_entries % c->ait_ways) return -1;
@@ -66,6 +71,7 @@ static int layout(const pm_dimm_cfg *c, size_t *o_dimm, size_t *o_buf, size_t *o
     *o_tag = o;  o = align8(o + (size_t)c->dimms * c->ait_entries * sizeof(uint64_t));
     *o_lru = o;  o = align8(o + (size_t)c->dimms * c->ait_entries * sizeof(uint64_t));
     *o_wear = o; o = align8(o + (size_t)c->wear_slots * sizeof(wear_slot));
+    *o_lsq = o;  o = align8(o + (size_t)c->dimms * c->lsq_entries * sizeof(persim_ps));
     *total = o;
     return 0;
 }
@@ -75,22 +81,23 @@ static buf_entry *BUF(const pm_dimm *d, uint32_t i) { return (buf_entry *)((uint
 static uint64_t *AIT_TAG(const pm_dimm *d, uint32_t i) { return (uint64_t *)((uintptr_t)d + d->off_ait_tag) + (size_t)i * d->cfg.ait_entries; }
 static uint64_t *AIT_LRU(const pm_dimm *d, uint32_t i) { return (uint64_t *)((uintptr_t)d + d->off_ait_lru) + (size_t)i * d->cfg.ait_entries; }
 static wear_slot *WEAR(const pm_dimm *d) { return (wear_slot *)((uintptr_t)d + d->off_wear); }
+static persim_ps *LSQ(const pm_dimm *d, uint32_t i) { return (persim_ps *)((uintptr_t)d + d->off_lsq) + (size_t)i * d->cfg.lsq_entries; }
 
 size_t pm_dimm_bytes(const pm_dimm_cfg *cfg)
 {
-    size_t a, b, c, e, f, total;
-    return layout(cfg, &a, &b, &c, &e, &f, &total) == 0 ? total : 0;
+    size_t a, b, c, e, f, g, total;
+    return layout(cfg, &a, &b, &c, &e, &f, &g, &total) == 0 ? total : 0;
 }
 
 int pm_dimm_init(void *mem, const pm_dimm_cfg *cfg)
 {
-    size_t a, b, c, e, f, total;
+    size_t a, b, c, e, f, g, total;
     if (!mem || ((uintptr_t)mem & 7u) != 0) return -1;
-    if (layout(cfg, &a, &b, &c, &e, &f, &total) != 0) return -1;
+    if (layout(cfg, &a, &b, &c, &e, &f, &g, &total) != 0) return -1;
     memset(mem, 0, total);
     pm_dimm *d = (pm_dimm *)mem;
     d->cfg = *cfg;
-    d->off_dimm = a; d->off_buf = b; d->off_ait_tag = c; d->off_ait_lru = e; d->off_wear = f;
+    d->off_dimm = a; d->off_buf = b; d->off_ait_tag = c; d->off_ait_lru = e; d->off_wear = f; d->off_lsq = g;
     const uint32_t words = cfg->media_line_bytes / 8;
     d->line_words_mask = words >= 64 ? ~0ull : ((1ull << words) - 1);
     d->ait_sets = cfg->ait_entries ? cfg->ait_entries / cfg->ait_ways : 0;
@@ -145,18 +152,27 @@ static persim_ps ait_access(pm_dimm *d, uint32_t dimm, uint64_t line)
 }
 
 /* ---- media accesses (one whole media line each) ---- */
-static persim_ps media_read(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line)
+/* A media read of `line` asked at `at`: returns when its data is ready; *started = when the media
+ * began it (after the AIT and the media's earlier work). */
+static persim_ps media_read_at(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, persim_ps *started)
 {
     const pm_dimm_cfg *c = &d->cfg;
     dimm_state *s = DIMM(d, dimm);
     at += ait_access(d, dimm, line);
     const persim_ps start = persim_max_ps(at, s->media_free);
+    *started = start;
     const persim_ps occ = persim_xfer_ps(c->media_line_bytes, c->media_read_gbps);
     s->media_free = start + occ;
     d->st.media_busy_ps += occ;
     d->st.media_reads++;
     d->st.energy_pj += c->access_pj + (double)c->media_line_bytes * 8.0 * c->read_pj_per_bit;
     return persim_max_ps(start + c->media_read_ps, start + occ);
+}
+
+static persim_ps media_read(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line)
+{
+    persim_ps started;
+    return media_read_at(d, dimm, at, line, &started);
 }
 
 static void wear_count(pm_dimm *d, uint32_t dimm, uint64_t line)
@@ -212,14 +228,18 @@ static persim_ps media_write(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t l
     return start;
 }
 
-/* Write a line back (at `at`): a media read first if the buffer does not hold all of it. */
-static persim_ps write_back(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, int complete)
+/* Write a line back (at `at`): a media read first if the buffer does not hold all of it. Returns
+ * the media write's start; *first = the start of its first media access (the read, if any). */
+static persim_ps write_back(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, int complete, persim_ps *first)
 {
+    persim_ps read_start = 0;
     if (!complete) {
         d->st.rmw_reads++;
-        at = media_read(d, dimm, at, line);
+        at = media_read_at(d, dimm, at, line, &read_start);
     }
-    return media_write(d, dimm, at, line);
+    const persim_ps w = media_write(d, dimm, at, line);
+    *first = complete ? w : read_start;
+    return w;
 }
 
 /* ---- the buffer ---- */
@@ -244,7 +264,9 @@ static buf_entry *buf_take(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t lin
         d->st.buf_evictions++;
         if (v->dirty) {
             d->st.buf_dirty_evictions++;
-            *free_at = write_back(d, dimm, at, v->line, v->full || v->mask == d->line_words_mask);
+            persim_ps first;
+            const persim_ps w = write_back(d, dimm, at, v->line, v->full || v->mask == d->line_words_mask, &first);
+            *free_at = d->cfg.evict_pipelined ? first : w;
         }
     }
     memset(v, 0, sizeof *v);
@@ -309,7 +331,11 @@ persim_ps pm_dimm_read(pm_dimm *d, persim_ps t, uint64_t addr, uint32_t bytes)
         e->lru = ++d->stamp;
     }
     if (hit) d->st.buf_read_hits++;
-    const persim_ps done = bus_xfer(d, dimm, ready, bytes);
+    /* The channel slot is taken when the request arrives (as cores/nvm.h does), not when the data is
+     * ready: reserving the channel hundreds of ns ahead would block writes that could use it now. */
+    const persim_ps slot_end = bus_xfer(d, dimm, t, bytes);
+    const uint32_t b = bytes > c->burst_bytes ? bytes : c->burst_bytes;
+    const persim_ps done = persim_max_ps(ready + persim_xfer_ps(b, c->bus_gbps), slot_end);
     note_done(d, done);
     return done;
 }
@@ -318,36 +344,57 @@ persim_ps pm_dimm_write(pm_dimm *d, persim_ps t, uint64_t addr, uint32_t bytes)
 {
     const pm_dimm_cfg *c = &d->cfg;
     const uint32_t dimm = pm_dimm_of(d, addr);
+    dimm_state *ds = DIMM(d, dimm);
     const uint64_t la = local_addr(d, addr), end = la + (bytes ? bytes : 1);
     d->st.writes++;
     d->st.write_bytes += bytes;
     const persim_ps arrive = bus_xfer(d, dimm, t, bytes);
-    persim_ps accept = arrive;
+    /* The LSQ: the write takes a slot once the write lsq_entries before it has left for the buffer. */
+    persim_ps queued = arrive;
+    persim_ps *slot = c->lsq_entries ? &LSQ(d, dimm)[ds->lsq_head] : NULL;
+    if (slot && *slot > queued) {
+        queued = *slot;
+        d->st.lsq_full_waits++;
+    }
+    /* The buffer controller takes the LSQ's writes in order. */
+    const persim_ps start = c->lsq_entries ? persim_max_ps(queued, ds->proc_free) : queued;
+    persim_ps entered = start;
     int hit = 1;
     for (uint64_t line = la / c->media_line_bytes; line * c->media_line_bytes < end; ++line) {
         const uint64_t words = words_of(d, line, la, end);
         if (!c->buf_entries) {
             /* No buffer: the write goes to the media (a read first unless it covers the line). */
             hit = 0;
-            const persim_ps s = write_back(d, dimm, arrive, line, words == d->line_words_mask);
-            if (s > accept) accept = s;
+            persim_ps first;
+            const persim_ps s = write_back(d, dimm, start, line, words == d->line_words_mask, &first);
+            if (s > entered) entered = s;
             continue;
         }
         buf_entry *e = buf_find(d, dimm, line);
         if (!e) {
             hit = 0;
             persim_ps free_at;
-            e = buf_take(d, dimm, arrive, line, &free_at);
-            if (free_at > accept) accept = free_at;
+            e = buf_take(d, dimm, start, line, &free_at);
+            if (free_at > entered) entered = free_at;
         }
         e->mask |= words;
         e->dirty = 1;
         e->lru = ++d->stamp;
     }
     if (hit) d->st.buf_write_hits++;
-    d->last_entry = accept;
+    persim_ps accept = entered;
+    if (slot) {
+        ds->proc_free = entered;
+        *slot = entered;
+        ds->lsq_head = (ds->lsq_head + 1) % c->lsq_entries;
+        accept = queued;                                /* in the LSQ: inside the DIMM */
+        d->last_entry = LSQ(d, dimm)[ds->lsq_head];     /* when the next slot of this DIMM's LSQ frees */
+        if (d->last_entry < queued) d->last_entry = queued;
+    } else {
+        d->last_entry = entered;
+    }
     accept += c->ctrl_ps;
-    note_done(d, accept);
+    note_done(d, entered + c->ctrl_ps);
     return accept;
 }
 

@@ -26,7 +26,8 @@
  *     write starts.
  *   read(t): a buffer hit (line read before, or the words written) is ready at t + ctrl_ps;
  *     a miss reads the line from the media (after the AIT, start = max(t + ctrl_ps [+ ait miss],
- *     media_free)) and installs it clean; then the data crosses the channel.
+ *     media_free)) and installs it clean; then the data crosses the channel (its channel slot is
+ *     taken when the request arrives, so a read never holds the channel ahead of time).
  * ADR stays with the controller's write queue (a write is durable once it enters the WPQ): the
  * device only decides when, and how fast, the queue drains.
  * Caller-owned state: pm_dimm_bytes(cfg) bytes, 8-byte aligned. No allocation after init. */
@@ -47,7 +48,13 @@ typedef struct pm_dimm_cfg {
     uint32_t  burst_bytes;        /* DDR-T transfer unit: the least a request occupies the channel */
     double    bus_gbps;           /* per-DIMM channel bandwidth, GB/s */
     persim_ps ctrl_ps;            /* on-DIMM controller time of every request (a buffer hit's latency) */
+    uint32_t  lsq_entries;        /* write queue (LSQ) in front of each DIMM's buffer, <= 4096 (0 = none:
+                                     a write is accepted when it has entered the buffer) */
     uint32_t  buf_entries;        /* XPBuffer / RMW-buffer entries per DIMM (0 = none), <= 4096 */
+    uint32_t  evict_pipelined;    /* 0 (VANS: one eviction at a time): a write that needs an entry
+                                     waits until the evicted line's media write starts, after its
+                                     read-modify-write read completes; 1: it waits only until the media
+                                     starts the eviction's first access (write-back queued, pipelined) */
     uint32_t  ait_entries;        /* AIT-cache entries per DIMM (0 = none: every media access misses) */
     uint32_t  ait_ways;           /* ways per set (divides ait_entries), 1..64 */
     uint64_t  ait_block_bytes;    /* bytes one AIT entry translates (power of two >= media_line_bytes) */
@@ -73,6 +80,7 @@ typedef struct pm_dimm_stats {
     uint64_t media_reads, media_writes;                /* media-line accesses */
     uint64_t ait_hits, ait_misses;
     uint64_t migrations;                               /* wear-levelling migrations */
+    uint64_t lsq_full_waits;                           /* writes that waited for an LSQ slot */
     uint64_t wear_blocks;                              /* distinct wear blocks written (tracked) */
     uint64_t wear_max;                                 /* most media writes to one tracked block */
     uint64_t wear_untracked;                           /* media writes of blocks the table could not hold */
@@ -94,9 +102,10 @@ persim_ps pm_dimm_read(pm_dimm *d, persim_ps t, uint64_t addr, uint32_t bytes);
  * media write has started when there is no buffer); the controller's queue entry frees then. */
 persim_ps pm_dimm_write(pm_dimm *d, persim_ps t, uint64_t addr, uint32_t bytes);
 const pm_dimm_stats *pm_dimm_get_stats(const pm_dimm *d);
-/* When the DIMM could take another write: the time the last write entered its buffer (its channel
- * transfer done, its buffer entry free), before the controller's latency. A queue in front paces
- * its drain by this (the device pipelines requests: the latency does not limit the rate). */
+/* When the DIMM could take another write: with an LSQ, when the next LSQ slot of the DIMM the last
+ * write went to frees (at the earliest that write's arrival); without, the time the last write
+ * entered its buffer. Before the controller's latency. A queue in front paces its drain by this
+ * (the device pipelines requests: the latency does not limit the rate). */
 persim_ps pm_dimm_next_write_at(const pm_dimm *d);
 /* Dirty lines still in the buffers (their media writes have not happened). */
 uint64_t  pm_dimm_dirty_lines(const pm_dimm *d);

@@ -140,6 +140,42 @@ TEST(PmDimm, AcceptanceWaitsForEviction)
     EXPECT_EQ(v.st().buf_dirty_evictions, 1u);
 }
 
+// Pipelined evictions: the fifth write waits only until the media starts the eviction's read.
+TEST(PmDimm, PipelinedEvictionWaitsForTheMediaStartOnly)
+{
+    pm_dimm_cfg c = base_cfg();
+    c.evict_pipelined = 1;
+    Dev v(c);
+    for (uint64_t k = 0; k < 4; ++k) pm_dimm_write(v.d, 0, k * 256, 64);
+    const uint64_t t = 10000000, arrive = t + 1000;
+    EXPECT_EQ(pm_dimm_write(v.d, t, 4 * 256, 64), arrive + 50000 + 10000);   // read starts after the AIT miss
+    EXPECT_EQ(v.st().rmw_reads, 1u);
+    // A second eviction queues behind the first one's media occupancy (read 100 ns + write 200 ns).
+    const uint64_t media_free = arrive + 50000 + 100000 + 200000;
+    EXPECT_EQ(pm_dimm_write(v.d, t, 5 * 256, 64), media_free + 10000);
+}
+
+// The LSQ: writes are accepted once queued; the buffer controller takes them in order, so a write
+// behind an eviction enters the buffer late but is accepted at once while the queue has room.
+TEST(PmDimm, WriteQueueAcceptsAheadOfTheBuffer)
+{
+    pm_dimm_cfg c = base_cfg();
+    c.lsq_entries = 2;
+    Dev v(c);
+    for (uint64_t k = 0; k < 4; ++k) pm_dimm_write(v.d, 0, k * 256, 64);   // buffer full of partial lines
+    const uint64_t t = 10000000, arrive = t + 1000;
+    // Line 4 evicts line 0 (AIT miss + media read 150 ns): accepted on arrival, in the queue.
+    EXPECT_EQ(pm_dimm_write(v.d, t, 4 * 256, 64), arrive + 10000);
+    const uint64_t entered4 = arrive + 50000 + 100000;
+    EXPECT_EQ(pm_dimm_next_write_at(v.d), arrive + 0);   // the second slot is free
+    // Line 5 (channel busy until arrive + 1 ns): accepted at once too; it enters the buffer after line
+    // 4's eviction and its own (line 1: AIT hit, read after the media's read + write occupancy).
+    EXPECT_EQ(pm_dimm_write(v.d, t, 5 * 256, 64), arrive + 1000 + 10000);
+    // The third write finds both slots taken: it waits until line 4 has entered the buffer.
+    EXPECT_EQ(pm_dimm_write(v.d, t, 6 * 256, 64), entered4 + 10000);
+    EXPECT_EQ(v.st().lsq_full_waits, 1u);
+}
+
 // The media write bandwidth bounds a stream of full-line writes: steady state one line per 200 ns.
 TEST(PmDimm, MediaWriteBandwidthBoundsAcceptance)
 {
@@ -168,7 +204,7 @@ TEST(PmDimm, DimmInterleaving)
     // The same DIMM's media is busy for 100 ns after a read: a second line read queues.
     const uint64_t c2 = pm_dimm_read(v.d, 0, 512, 64);
     EXPECT_GT(c2, a);
-    EXPECT_EQ(pm_dimm_free_at(v.d, 1), b);
+    EXPECT_EQ(pm_dimm_free_at(v.d, 1), 1000u);   // the read took its channel slot on arrival
     EXPECT_EQ(pm_dimm_free_at(v.d, 7), 0u);
 }
 

@@ -109,6 +109,14 @@ const ConfigTable<MemCtrlCfg> &nvm_table()
                  "MemCtrlCfg::dimm.ctrl_ps", "", [](K &m, const Config &c) { m.dimm.ctrl_ps = ns_to_ps(c.f("nvm.dimm_ctrl_ns")); })
             .row(config_def("nvm.xpbuffer_entries", PType::Int, (int64_t)64, "lines", "pm_dimm: on-DIMM combining / RMW buffer per DIMM in media lines (VANS rmw.buffer_entries 64 = 16 KB)", 0, 4096),
                  "MemCtrlCfg::dimm.buf_entries", "", [](K &m, const Config &c) { m.dimm.buf_entries = (uint32_t)c.i("nvm.xpbuffer_entries"); })
+            .row(config_def("nvm.dimm_lsq_entries", PType::Int, (int64_t)64, "writes", "pm_dimm: write queue in front of each DIMM's buffer; a write is accepted (its WPQ entry frees) once queued here (VANS rmw.lsq_entries 64); 0 = none: accepted when in the buffer", 0, 4096),
+                 "MemCtrlCfg::dimm.lsq_entries", "", [](K &m, const Config &c) { m.dimm.lsq_entries = (uint32_t)c.i("nvm.dimm_lsq_entries"); })
+            .row(config_def("nvm.xpbuffer_evict", PType::Enum, "serial", "-",
+                            "pm_dimm: how a write that needs a buffer entry waits for the evicted line: serial = until "
+                            "the evicted line's media write starts, after its read-modify-write read (VANS: one eviction "
+                            "at a time); pipelined = until the media starts the eviction's first access (write-back "
+                            "queued; persim's variant, a sensitivity)", -1e300, 1e300, {"serial", "pipelined"}),
+                 "MemCtrlCfg::dimm.evict_pipelined", "", [](K &m, const Config &c) { m.dimm.evict_pipelined = c.s("nvm.xpbuffer_evict") == "pipelined"; })
             .row(config_def("nvm.ait_entries", PType::Int, (int64_t)4096, "entries", "pm_dimm: address-indirection-table cache per DIMM (VANS ait.buffer_entries 4096 x 4 KB = 16 MB); 0 = none", 0, 1 << 22),
                  "MemCtrlCfg::dimm.ait_entries", "", [](K &m, const Config &c) { m.dimm.ait_entries = (uint32_t)c.i("nvm.ait_entries"); })
             .row(config_def("nvm.ait_ways", PType::Int, (int64_t)16, "ways", "pm_dimm: AIT-cache associativity (persim assumption; VANS does not say)", 1, 64),
@@ -406,6 +414,7 @@ void MemCtrl::report_pm_dimm(StatsWriter &w, const std::string &g, uint64_t sim_
     w.add(g, "dimm_buf_read_hits", s->buf_read_hits, "reads", "reads served by the on-DIMM buffer (XPBuffer)");
     w.add(g, "dimm_buf_write_hits", s->buf_write_hits, "writes", "writes combined into a line already in the on-DIMM buffer");
     w.add(g, "dimm_buf_evictions", s->buf_evictions, "lines", "lines evicted from the on-DIMM buffers");
+    w.add(g, "dimm_lsq_full_waits", s->lsq_full_waits, "writes", "writes that waited for a slot in a DIMM's write queue (LSQ)");
     w.add(g, "dimm_rmw_reads", s->rmw_reads, "lines", "media reads to complete a partially written line (read-modify-write)");
     w.add(g, "media_reads", s->media_reads, "lines", "media-line reads (buffer misses and read-modify-write)");
     w.add(g, "media_writes", s->media_writes, "lines", "media-line writes");
