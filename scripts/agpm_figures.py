@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerate the AGPM evaluation (Figure 3, Table II, Figure 7 of "Adaptive Data Path Selection for
-Durable Transaction in GPU Persistent Memory", ../shared/papers/agpm-adaptive-data-path-selection.txt)
+Durable Transaction in GPU Persistent Memory", the AGPM paper (docs/papers.md))
 with persim: `make figures-agpm`.
 
 For every spec in configs/experiments/agpm/ (fig7: the six log-path designs on the 22 kernels of
@@ -661,7 +661,7 @@ def main():
                                     for r in rr]), C.headlines())
     A = L.append
     A("Do not edit by hand (`make figures-agpm`). Paper: "
-      "`../shared/papers/agpm-adaptive-data-path-selection.txt`; kernels: `docs/workloads-agpm.md`; models: "
+      "`the AGPM paper (docs/papers.md)`; kernels: `docs/workloads-agpm.md`; models: "
       "`docs/models/agpm.md`.")
     A("")
     A(f"Config `{x.config}`, size `{x.size}`, sweeps: `configs/experiments/agpm/` (as run: `raw/specs/`). "

@@ -6,7 +6,7 @@ persim: `make figures-broi`.
 For every spec in configs/experiments/broi/ it runs `persim sweep` (points whose results exist are
 skipped unless --force), then computes each figure from the sweep CSVs and writes
 results/broi/figN.csv, figN.png and results/broi/README.md, which puts every figure beside the
-numbers the paper's text reports (../shared/papers/broi-persistence-parallelism.md). The raw sweeps
+numbers the paper's text reports (the BROI paper (docs/papers.md)). The raw sweeps
 go to results/broi/raw/<spec>/ (sweep.csv committed, runs/ ignored).
 
 Same structure and rules as scripts/lightwsp_figures.py: every spec runs input seeds 1-2

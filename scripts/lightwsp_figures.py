@@ -5,7 +5,7 @@
 For every spec in configs/experiments/lightwsp/ it runs `persim sweep` (points whose results exist
 are skipped unless --force), then computes each figure from the sweep CSVs and writes
 results/lightwsp/figN.csv, figN.png and results/lightwsp/README.md, which puts every figure beside
-the numbers the paper's text reports (../shared/papers/lightwsp-whole-system-persistence.md).
+the numbers the paper's text reports (the LightWSP paper (docs/papers.md)).
 The raw sweeps go to results/lightwsp/raw/<spec>/ (sweep.csv committed, runs/ ignored).
 Two sensitivity sweeps that are not figures of the paper (issue 21) run with functional warm-up
 (sim.warmup = 1): Capri/PPA/LightWSP over the PM write bandwidth (sens_write_bw) and LightWSP over

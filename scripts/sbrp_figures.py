@@ -4,7 +4,7 @@
 For every spec in configs/experiments/sbrp/ it runs `persim sweep` (points whose results exist are
 skipped unless --force), then computes each figure from the sweep CSVs and writes
 results/sbrp/figN.csv and results/sbrp/figN.png, and results/sbrp/README.md, which puts every figure
-beside the numbers the paper's text reports (../shared/papers/sbrp-scoped-buffered-persistency-asplos23.md).
+beside the numbers the paper's text reports (the SBRP paper (docs/papers.md)).
 
 Spread: every spec runs several input seeds (`sim.seed`) of the seed-dependent workloads (gpKVS, HM,
 MQ) and one of the seed-independent ones (SRAD, reduction, scan: the seed changes only their input
@@ -444,7 +444,7 @@ def fig11(res, out, plt, persim, run, jobs):
 
 # --------------------------------------------------------------------------------------------
 # Claims: every number the paper's text states, beside persim's (cited data; compared, never used
-# by the simulator). Section numbers of ../shared/papers/sbrp-scoped-buffered-persistency-asplos23.md.
+# by the simulator). Section numbers of the SBRP paper (docs/papers.md).
 
 def over(sp, a, b, w):
     """a over b from speedups over a common baseline (per seed)."""
@@ -717,7 +717,7 @@ def readme(out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_sbrp, check, ti
     A("")
     A("`fig6_artifact_far.json`: PM-far as the SBRP artifact modelled it (no PCIe; NVM latency 900 core cycles = "
       "659 ns at the 1365 MHz core clock, eADR 600 cycles = 440 ns, 28 GB/s read and write, acknowledged at the PM "
-      "controller; `../shared/papers/sbrp-artifact-notes.md` gives GPGPU-Sim latencies in core cycles, and an earlier "
+      "controller; `the SBRP artifact notes (docs/papers.md)` gives GPGPU-Sim latencies in core cycles, and an earlier "
       "version of this spec misread them as 900 ns / 600 ns); the near columns are Figure 6's (Table 1's NVM latency "
       "of 300 ns, the paper's stated unit).")
     A("")

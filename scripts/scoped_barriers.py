@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scoped persist barriers with NVW-FIFOs (../shared/papers/scoped-persist-barriers-nvw-fifo.txt):
+"""Scoped persist barriers with NVW-FIFOs (the scoped persist barriers paper (docs/papers.md)):
 Figures 5, 6, 7 and Table 3 with persim (`make scoped-barriers`, or `make scoped-fig5` ...), and the
 cost of the section 8.3 undo log (btree-kr-log, btree-wg-log; not measured in the paper).
 
@@ -461,7 +461,7 @@ def readme(out, f5, f6, f7, t3, lg, timing, wg=None, mk=None):
         L.append(sensitivity(wg, mk, t3) + "\n")
     L.append("## How these numbers were made\n")
     L.append("Paper: *Exploring the Design Space of Scoped Persist Barriers for GPUs* "
-             "(`../shared/papers/scoped-persist-barriers-nvw-fifo.txt`), section 7. Model `nvwfifo` "
+             "(`the scoped persist barriers paper (docs/papers.md)`), section 7. Model `nvwfifo` "
              "(`docs/models/nvwfifo.md`), workloads `btree-kr` (Algorithm 1), `btree-wg` (Algorithm 2) (the paper's "
              "programs, without a recovery log), "
              "config `configs/gpu_scoped_barriers_table2.json` (Table 2). Regenerate with `make scoped-barriers` "

@@ -1,6 +1,6 @@
 /* persim workloads "broi-hashtable", "broi-rbtree", "broi-sps", "broi-bptree", "broi-ssca2" and their
  * "-hybrid" variants: the local micro-benchmarks of the BROI paper (Hu et al., "Persistence
- * Parallelism Optimization", Table IV and section VI-B; /work/shared/papers/broi-persistence-parallelism.md)
+ * Parallelism Optimization", Table IV and section VI-B; the BROI paper (docs/papers.md))
  * as CPU programs (docs/workloads-cpu.md, "BROI workloads").
  *
  * Each operation is one logged transaction (wl_broi.h): its reads are loads, its writes are collected

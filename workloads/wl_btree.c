@@ -1,6 +1,6 @@
 /* persim workloads "btree-kr" and "btree-wg": parallel insertion of keys into a persistent
  * B+tree, Algorithms 1 and 2 of the scoped persist barriers paper
- * (../shared/papers/scoped-persist-barriers-nvw-fifo.txt, sections 4, 5.1, 7.1), and their
+ * (the scoped persist barriers paper (docs/papers.md), sections 4, 5.1, 7.1), and their
  * recoverable variants with the undo log of section 8.3 (see below).
  *
  * size = keys in the initial tree (bulk-loaded in PM, nodes 12/15 full); size/4 (at least 1)

@@ -1,5 +1,5 @@
 // The hardware of model `nvwfifo` (persist/nvwfifo.cpp; a PersistHw, persist_model.h): scoped persist barriers with NVW-FIFOs: "Exploring the Design Space of Scoped
-// Persist Barriers for GPUs" (../shared/papers/scoped-persist-barriers-nvw-fifo.txt), sections 5,
+// Persist Barriers for GPUs" (the scoped persist barriers paper (docs/papers.md)), sections 5,
 // 6 and 6.1; docs/models/nvwfifo.md.
 //
 // One NVW-FIFO (cores/nvw_fifo.{h,c}, the block's single source of truth, also the RTL's) beside
