@@ -14,6 +14,9 @@
 #include "crash.h"
 #include "sim.h"
 #include "device.h"
+#include "suggest.h"
+#include <algorithm>
+#include <map>
 #include <cmath>
 #include "sweep.h"
 #include "trace_program.h"
@@ -41,7 +44,8 @@ const char *kUsage =
     "persim %s - simulator of persistent-memory ordering hardware for GPUs\n"
     "\n"
     "usage:\n"
-    "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run\n"
+    "  persim run   --model M (--workload W | --trace FILE) [options]   simulate one run (--model is required;\n"
+    "                                                                    options also as --option=value)\n"
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
     "                                                                    (FILE.zst: zstd-compressed)\n"
     "  persim list  [systems|models|workloads|keys]                      what can be chosen, with defaults and units\n"
@@ -105,11 +109,34 @@ const char *kUsage =
 struct Args {
     std::string cmd;
     std::vector<std::string> configs, sets;
-    std::string model = "sbrp", workload, trace, out, csv, vcd, size, seed, logw;
+    std::string model, workload, trace, out, csv, vcd, size, seed, logw;
     std::string points, images, at, sample, target;
     bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false;
     std::vector<std::string> positional;
+    std::vector<std::string> given;   // the options given, as spelled (for the per-command check)
 };
+
+// The options each command takes (beyond --help); anything else is an error naming the command.
+const std::vector<std::string> &options_of(const std::string &cmd)
+{
+    static const std::vector<std::string> common = {"--config", "--set", "--quiet", "-q"};
+    static const std::map<std::string, std::vector<std::string>> per = {
+        {"run", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--vcd", "--log-warp", "--size", "--seed", "--check"}},
+        {"check", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed"}},
+        {"crash", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed", "--points", "--images", "--at",
+                   "--sample", "--target", "--time-recovery", "--worst"}},
+        {"trace", {"--workload", "--out", "-o", "--size", "--seed"}},
+        {"list", {"--markdown"}},
+    };
+    static std::map<std::string, std::vector<std::string>> all;
+    if (!all.count(cmd)) {
+        std::vector<std::string> v = common;
+        auto it = per.find(cmd);
+        if (it != per.end()) v.insert(v.end(), it->second.begin(), it->second.end());
+        all[cmd] = v;
+    }
+    return all[cmd];
+}
 
 Args parse(int argc, char **argv)
 {
@@ -128,13 +155,28 @@ Args parse(int argc, char **argv)
         std::exit(0);
     }
     if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash")
-        die("unknown command '" + a.cmd + "' (try persim --help)");
+        die("unknown command '" + a.cmd + "'" +
+            did_you_mean(a.cmd, {"run", "trace", "list", "check", "crash", "sweep", "trace-program", "device"}) +
+            " (try persim --help)");
     for (int i = 2; i < argc; ++i) {
         std::string s = argv[i];
+        // --option=value is --option value
+        std::string inline_val;
+        bool has_inline = false;
+        if (s.size() > 2 && s.compare(0, 2, "--") == 0 && s.find('=') != std::string::npos) {
+            inline_val = s.substr(s.find('=') + 1);
+            s = s.substr(0, s.find('='));
+            has_inline = true;
+        }
         auto val = [&](const char *opt) -> std::string {
+            if (has_inline) {
+                has_inline = false;
+                return inline_val;
+            }
             if (i + 1 >= argc) die(std::string("option ") + opt + " needs a value");
             return argv[++i];
         };
+        if (!s.empty() && s[0] == '-' && s != "--help" && s != "-h") a.given.push_back(s);
         if (s == "--help" || s == "-h") {
             std::printf(kUsage, version());
             std::exit(0);
@@ -159,8 +201,25 @@ Args parse(int argc, char **argv)
         else if (s == "--markdown") a.markdown = true;
         else if (s == "--time-recovery") a.time_recovery = true;
         else if (s == "--worst") a.worst = true;
-        else if (!s.empty() && s[0] == '-') die("unknown option '" + s + "' (try persim --help)");
-        else a.positional.push_back(s);
+        else if (!s.empty() && s[0] == '-') {
+            std::vector<std::string> known;
+            for (const char *c : {"run", "check", "crash", "trace", "list"})
+                for (const auto &o : options_of(c)) known.push_back(o);
+            die("unknown option '" + s + "'" + did_you_mean(s, known) + " (try persim --help)");
+        } else a.positional.push_back(s);
+        if (has_inline) die("option " + s + " takes no value (got '" + s + "=" + inline_val + "')");
+    }
+    const auto &ok = options_of(a.cmd);
+    for (const auto &g : a.given)
+        if (std::find(ok.begin(), ok.end(), g) == ok.end())
+            die("option " + g + " does not apply to `persim " + a.cmd + "` (see persim --help)");
+    if ((a.cmd == "run" || a.cmd == "check" || a.cmd == "crash") && a.model.empty())
+        die(a.cmd + ": --model is required (`persim list models` lists them per system)");
+    if (!a.size.empty() && a.size != "small" && a.size != "default") {
+        bool digits = !a.size.empty() && a.size.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || a.size == "0" || a.size.size() > 18)
+            die("--size: expected small, default or a positive number (the workload's size knob), got '" + a.size + "'" +
+                did_you_mean(a.size, {"small", "default"}));
     }
     return a;
 }

@@ -1,4 +1,6 @@
 #include "sim.h"
+#include <algorithm>
+#include "suggest.h"
 
 #include <chrono>
 #include <cmath>
@@ -57,10 +59,19 @@ void load_program(const RunSpec &s, Loaded &L)
         L.img = L.td.init;
     } else {
         L.wl = wl_find(s.workload.c_str());
-        if (!L.wl) {
+        const SystemKind &kind = system_of(s.cfg);
+        // The workloads of this system's groups (workloads/workload.h), for the message and the hint.
+        std::vector<std::string> mine;
+        const persim_workload *const *(*lists[])(void) = {wl_all, wl_variants, wl_cpu_all, wl_agpm_all, wl_agpm_nolog_all};
+        const wl_group groups[] = {WL_GPU, WL_VARIANT, WL_CPU, WL_AGPM, WL_AGPM_NOLOG};
+        for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g)
+            if (!kind.workload_groups || (kind.workload_groups & (1u << groups[g])))
+                for (const persim_workload *const *w = lists[g](); *w; ++w) mine.push_back((*w)->name);
+        if (!L.wl || std::find(mine.begin(), mine.end(), s.workload) == mine.end()) {
             std::string all;
-            for (const persim_workload *const *w = wl_all(); *w; ++w) all += std::string(all.empty() ? "" : ", ") + (*w)->name;
-            throw ConfigError("unknown workload '" + s.workload + "' (available: " + all + ")");
+            for (const auto &n : mine) all += (all.empty() ? "" : ", ") + n;
+            throw ConfigError("unknown workload '" + s.workload + "' for system.kind " + kind.name +
+                              did_you_mean(s.workload, mine) + " (available: " + all + ")");
         }
         wl_params prm{};
         const SystemCfg sc = SystemCfg::from(s.cfg);
@@ -167,11 +178,18 @@ RunResult run_simulation(const RunSpec &spec)
     RunResult res;
     const SystemKind &kind = system_of(spec.cfg);
     if (!kind.has_model(spec.model))
-        throw ConfigError("unknown model '" + spec.model + "' for system.kind " + kind.name + " (available: " +
-                          kind.model_list() + ")");
+    {
+        std::vector<std::string> names;
+        for (const auto &m : kind.models()) names.push_back(m.name);
+        throw ConfigError("unknown model '" + spec.model + "' for system.kind " + kind.name + did_you_mean(spec.model, names) +
+                          " (available: " + kind.model_list() + ")");
+    }
     if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
     Loaded L;
     load_program(spec, L);
+    if (!L.prog || L.prog->nkernels == 0)
+        throw ConfigError((spec.trace.empty() ? "workload '" + spec.workload + "'" : spec.trace) +
+                          ": the program has no kernels: nothing to run");
     const LoadedProgram lp{L.prog, L.img, L.wl, L.ctx, L.size};
     if (spec.observer) spec.observer->on_loaded(lp);
 

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "suggest.h"
 #include "config_table.h"
 
 #include <cmath>
@@ -29,7 +30,7 @@ std::vector<ParamDef> make_schema()
     // the workload size (set by `sweep` and `run` too). Every block's own keys are in its typed table
     // beside the block (config_table.h, docs/architecture.md "Config tables"), listed after these.
     // Defaults are SBRP Table 1 where the paper gives a number, otherwise the SBRP artifact
-    // (RTX 2060-like GPGPU-Sim config, see ../shared/papers/sbrp-artifact-notes.md).
+    // (RTX 2060-like GPGPU-Sim config, see the SBRP artifact notes (docs/papers.md)).
     return {
         S("system.name", "gpu", "free-form name of this configuration (copied to results)"),
         S("system.kind", "gpu", "which system to build (each kind registers itself: PERSIM_REGISTER, sc_models/registry.h; `persim list systems`): gpu, cpu"),
@@ -109,8 +110,10 @@ void Config::set(const std::string &key, const json &val, const std::string &ori
         std::string sect = key.substr(0, dot);
         for (const auto &q : config_schema())
             if (q.key.compare(0, sect.size() + 1, sect + ".") == 0) hint += (hint.empty() ? "" : ", ") + q.key;
-        throw ConfigError(origin + ": unknown config key '" + key + "'" +
-                          (hint.empty() ? " (see `persim list --keys`)" : " (keys in that section: " + hint + ")"));
+        std::vector<std::string> keys;
+        for (const auto &q : config_schema()) keys.push_back(q.key);
+        throw ConfigError(origin + ": unknown config key '" + key + "'" + did_you_mean(key, keys) +
+                          (hint.empty() ? " (see `persim list keys`)" : " (keys in that section: " + hint + ")"));
     }
     json v = val;
     auto bad = [&](const std::string &why) {

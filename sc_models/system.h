@@ -137,6 +137,9 @@ struct SystemKind {
     const char *csv_file = nullptr;
     // What System::instructions() counts, for rates ("instructions", "warp instructions").
     const char *instr_unit = "instructions";
+    // The workload groups (workloads/workload.h wl_group: bit 1 << group) this system runs, for
+    // messages that list workloads (0: every group).
+    unsigned workload_groups = 0;
     // A system without an order model: what its own check of a run (sim.crash_check) found, from
     // the run's stats.json, as report lines appended to `text`; returns the number of violations
     // (persim check / crash exit 5 when > 0). nullptr: the system checks nothing.

@@ -504,6 +504,7 @@ SystemKind make_cpu_kind()
     SystemKind k{"cpu", "multi-core CPU: trace-driven cores, L1s, shared L2, DRAM cache, PM controllers, persist paths",
                  cpu_workload_params, cpu_validate, cpu_models, cpu_make, cpu_csv_columns};
     k.self_check_report = cpu_self_check_report;
+    k.workload_groups = 1u << WL_CPU;
     return k;
 }
 

@@ -208,6 +208,7 @@ SystemKind make_gpu_kind()
     k.run_summary = gpu_run_summary;
     k.csv_file = "runs.csv";
     k.instr_unit = "warp instructions";
+    k.workload_groups = (1u << WL_GPU) | (1u << WL_VARIANT) | (1u << WL_AGPM) | (1u << WL_AGPM_NOLOG);
     return k;
 }
 
