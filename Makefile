@@ -1,5 +1,5 @@
 # persim front door. `make demo` and `make test` work on a fresh Debian 12 machine.
-#   make demo        install missing Debian packages, build, run the main demo
+#   make demo        install what the persim binary needs, build only it, run the main demo (first result)
 #   make test        install missing packages, build, run every test through ctest (SAN=1: ASan+UBSan)
 #   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
 #   make bench       simulation speed, every part side by side with a baseline revision (results/bench/README.md)
@@ -20,7 +20,7 @@ PERSIM  := $(BUILD)/persim
 # Debian's python3 has python3-matplotlib (installed by scripts/install-deps.sh).
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all deps configure build test test-fast golden-compare demo bench clean help
+.PHONY: all deps deps-min configure build test test-fast golden-compare demo bench clean help
 
 # Extra targets from other areas (rtl/area/coverage, figures ...)
 -include mk/*.mk
@@ -32,10 +32,17 @@ help:
 deps:
 	@./scripts/install-deps.sh
 
+# What `make demo` needs: the persim binary's build dependencies and matplotlib (no googletest,
+# Verilator, Yosys, Valgrind or PMDK; `make test` installs those).
+deps-min:
+	@./scripts/install-deps.sh minimal
+
 $(BUILD)/build.ninja: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) -G Ninja $(CMFLAGS)
 
+# Always (cheap): a build tree first configured by `make demo` (PERSIM_TESTS=OFF) gets its tests.
 configure: deps $(BUILD)/build.ninja
+	@grep -q '^PERSIM_TESTS:BOOL=ON' $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -G Ninja $(CMFLAGS) -DPERSIM_TESTS=ON
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -55,7 +62,11 @@ test-fast: configure
 golden-compare: build
 	$(PYTHON) scripts/golden.py --compare -j $(JOBS) --persim $(PERSIM)
 
-demo: build
+# The first result: installs only what the persim binary needs, builds only it (a tree already
+# configured with the tests keeps them), runs the demo.
+demo: deps-min
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -G Ninja $(CMFLAGS) -DPERSIM_TESTS=OFF
+	cmake --build $(BUILD) -j $(JOBS) --target persim
 	$(PYTHON) scripts/demo.py --persim $(PERSIM) --out results/demo
 
 bench: build

@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
 # Installs persim's build and run dependencies from Debian 12 packages. Idempotent: packages
 # already present are not touched, and nothing is downloaded from anywhere but Debian's archive.
+#   install-deps.sh          everything: the tests, RTL co-simulation, synthesis, real programs (make test)
+#   install-deps.sh minimal  what building the `persim` binary and running the demo need (make demo)
 set -euo pipefail
 
-PKGS=(
+MINIMAL=(
   build-essential cmake pkg-config ninja-build python3
   libsystemc-dev            # SystemC 2.3 + TLM-2.0 (C++17 ABI)
-  googletest libgtest-dev   # unit and integration tests
   nlohmann-json3-dev        # config / stats JSON
+  libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
+  python3-matplotlib        # result plots (PNG; the demo draws one)
+)
+PKGS=(
+  "${MINIMAL[@]}"
+  googletest libgtest-dev   # unit and integration tests
   verilator                 # RTL lint and co-simulation
   yosys                     # synthesis for area reports
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
-  libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
-  python3-matplotlib        # result plots (PNG)
   valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)
   sqlite3                   # the default program recorded by scripts/record-real-program.sh
   libpmemobj-dev            # PMDK programs traced by persim trace-program (programs/pmdk/, docs/real-programs.md)
   redis-server              # whole-system persistence program of make figures-real (pulls redis-tools: redis-cli, redis-benchmark)
 )
 
+case "${1:-full}" in
+  minimal) PKGS=("${MINIMAL[@]}") ;;
+  full) ;;
+  *) echo "install-deps: unknown profile '$1' (minimal or full)" >&2; exit 1 ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
