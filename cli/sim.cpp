@@ -204,8 +204,12 @@ RunResult run_simulation(const RunSpec &spec)
     if (!spec.vcd.empty()) {
         std::string base = spec.vcd;
         if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base = base.substr(0, base.size() - 4);
+        // Trace-file notes go to stderr, never stdout (stdout is the run summary).
+        sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
+        sc_report_handler::set_actions(SC_WARNING, SC_LOG);
+        sc_report_handler::set_log_file_name("/dev/stderr");
         tf = sc_create_vcd_trace_file(base.c_str());
-        tf->set_time_unit(1, SC_NS);
+        tf->set_time_unit(1, SC_PS);   // a GPU cycle is 733 ps: nanoseconds cannot represent it
         top->trace(tf);
     }
 

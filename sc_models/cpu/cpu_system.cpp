@@ -292,6 +292,8 @@ std::string CpuSystem::describe_stuck() const
     return s;
 }
 
+void CpuSystem::trace(sc_core::sc_trace_file *tf) { pm_->trace(tf); }
+
 void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
 {
     for (auto &c : cores_) c->report(w, sim_ps);

@@ -41,6 +41,8 @@ public:
     void set_tracker(WriteTracker *t) override { set_durable_sink(t); }
     void drain_functional(mem_image *) override {}     // the functional image is the backing image
     void report(StatsWriter &w, uint64_t sim_ps) override;
+    // VCD (persim run --vcd): the PM controllers' write queues (wpq_gate: occupancy, flush region).
+    void trace(sc_core::sc_trace_file *tf) override;
 
     // ---- what the cores use (CpuCoreHost) ----
     const persim_prog *prog() const override { return prog_; }

@@ -84,6 +84,7 @@ public:
     void deliver_with_writes(uint64_t at, const McMsg &m);
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
+    void trace(sc_core::sc_trace_file *tf) { fe_->trace(tf, name()); }
 
     // McPort
     uint64_t device_write(uint64_t t, uint64_t addr, uint32_t bytes) override;
@@ -210,6 +211,7 @@ struct PmControllers {
     bool power_done() const;
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
+    void trace(sc_core::sc_trace_file *tf) { for (auto *m : ctrls) m->trace(tf); }
     std::string front_end;         // nvm.front_end in use
     bool late_acks = false;        // the front end may acknowledge writes after their return
 

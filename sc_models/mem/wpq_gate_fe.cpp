@@ -354,6 +354,13 @@ private:
         }
         wpq_gate_count_refusals(g_, WPQ_FULL, refused_full);
         wpq_gate_count_refusals(g_, WPQ_DECLINED, refused_declined);
+        vcd_occupancy_ = wpq_gate_count(g_);
+        vcd_flush_id_ = wpq_gate_flush_id(g_);
+    }
+    void trace(sc_core::sc_trace_file *tf, const std::string &prefix) override
+    {
+        sc_core::sc_trace(tf, vcd_occupancy_, prefix + ".wpq_occupancy");
+        sc_core::sc_trace(tf, vcd_flush_id_, prefix + ".flush_region");
     }
     // One 8-byte device write at t (>= next_drain_ps_), and the next device slot.
     void device_write(uint64_t t, uint64_t word)
@@ -393,6 +400,7 @@ private:
         return n;
     }
     uint64_t load_hits_ = 0;
+    uint32_t vcd_occupancy_ = 0, vcd_flush_id_ = 0;   // traced (--vcd): entries queued, the flush-ID region
     bool pf_ = false, pf_done_ = false, pf_undo_ = false;
     uint64_t pf_seen_ = 0, pf_discarded_ = 0, pf_check_at_ = 0;
     uint64_t drain_ps_ = 0, next_drain_ps_ = 0, drain_wake_ps_ = UINT64_MAX;   // paced drain (device write bandwidth or acceptance)

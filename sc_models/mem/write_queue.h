@@ -16,6 +16,7 @@
 // be woken (McPort::wake_at) and may send messages to the other controllers (McPort::send), which
 // arrive through a modelled link with latency (mem_ctrl.h, McLinks).
 #pragma once
+namespace sc_core { class sc_trace_file; }
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -100,6 +101,8 @@ public:
     virtual std::string describe() const { return ""; }
     // Figures into the controller's group.
     virtual void report(StatsWriter &w, const std::string &group, uint64_t sim_ps) const = 0;
+    // VCD waveforms of the queue (persim run --vcd), named under `prefix` (the controller's name).
+    virtual void trace(sc_core::sc_trace_file *, const std::string & /*prefix*/) {}
 };
 
 struct WriteQueueKind {
