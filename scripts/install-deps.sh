@@ -11,6 +11,7 @@ PKGS=(
   verilator                 # RTL lint and co-simulation
   yosys                     # synthesis for area reports
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
+  opensta                   # static timing of the synthesized netlists (make timing, /usr/bin/sta)
   libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
   python3-matplotlib        # result plots (PNG)
   valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)
