@@ -149,7 +149,9 @@ def _last_pass(log):
     except OSError:
         return ""
     m = re.findall(r"Executing ([A-Za-z_0-9]+) pass", tail)
-    return m[-1].lower() if m else ""
+    if m:
+        return m[-1].lower()
+    return "abc" if "ABC:" in tail else ""
 
 
 def run_yosys(script, log, label):
@@ -162,7 +164,7 @@ def run_yosys(script, log, label):
 
     def progress():
         while not done.wait(PROGRESS_S):
-            print(f"area: {label} running {_fmt_secs(time.time() - t0)} ({_last_pass(log)})", flush=True)
+            print(f"area: {label} running {_fmt_secs(time.time() - t0)} ({_last_pass(log) or 'starting'})", flush=True)
     th = threading.Thread(target=progress, daemon=True)
     th.start()
     _, status, ru = os.wait4(pr.pid, 0)

@@ -256,7 +256,8 @@ def timing_row(res, st, regs, cal, area_row):
     wp = st["worst"]
     row = {"block": blk, "preset": pre, "clock_ghz": ghz, "period_ns": round(per, 4), "paper_node_nm": node,
            "worst_start": point_name(wp["start"], regs), "worst_end": point_name(wp["end"], regs),
-           "worst_levels": wp["levels"], "worst_arrival_ns_180nm": round(wp["arrival"], 4),
+           "worst_levels": wp["levels"], "worst_cell_types": cell_hist(wp["cells"]),
+           "worst_arrival_ns_180nm": round(wp["arrival"], 4),
            "wns_ns_180nm": round(st["wns"], 4), "tns_ns_180nm": round(st["tns"], 3),
            "min_period_ns_180nm": round(minp, 4), "fmax_mhz_180nm": round(1000.0 / minp, 1),
            "fo4_depth": round(minp / cal["fo4_ns"], 1)}
@@ -281,6 +282,15 @@ def timing_row(res, st, regs, cal, area_row):
         for n in NODES[1:]:
             row[f"claim_min_period_ns_{n}nm"] = round(cmin * scale(n), 4)
     return row
+
+
+def cell_hist(cells, top=4):
+    """'NAND3X1 x56, NOR3X1 x57, ...': the most frequent cell types on a path (a long run of one or two
+    types is a ripple chain in the RTL)."""
+    c = {}
+    for x in cells:
+        c[x] = c.get(x, 0) + 1
+    return ", ".join(f"{k} x{v}" for k, v in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
 
 
 def timing_stat(res):
@@ -365,40 +375,53 @@ def claims(trows, cal):
 
 
 def fixes(trows):
-    """Per block that misses its paper's clock: the critical path and what would fix it (numbers from
-    the rows; the remedies are stated by hand per block)."""
-    by = {r["preset"]: r for r in trows}
+    """Per preset that misses its paper's clock: the critical path and what would fix it. The numbers
+    come from the rows; the remedies are stated by hand per block, from the RTL structure the path
+    runs through (rtl/<block>.v)."""
+    pp = rtl_presets.load()["presets"]
     out = []
     for r in trows:
         if r["meets_paper_clock"] == "yes":
             continue
+        prm = pp.get(r["preset"], {}).get("params", {})
         blk, node = r["block"], r["paper_node_nm"]
-        need = r[f"min_period_ns_{node}nm"] if node != 180 else r["min_period_ns_180nm"]
-        stages = -(-need // r["period_ns"])
+        need = r[f"min_period_ns_{node}nm"]
+        stages = int(-(-need // r["period_ns"]))
+        ripple = sum(int(n) for c, n in re.findall(r"(NAND3X1|NOR3X1) x(\d+)", r.get("worst_cell_types", "")))
         s = (f"- **{r['preset']}** ({blk}): needs {need:.3f} ns at {node} nm against the paper's {r['period_ns']:.3f} ns "
-             f"({need / r['period_ns']:.1f}x). Critical path: {r['worst_start']} -> {r['worst_end']}, "
-             f"{r['worst_levels']} cells, {r['fo4_depth']:.0f} FO4. ")
-        if blk == "broi_sched":
-            ser = [x for x in trows if x["block"] == "broi_sched" and x["preset"].startswith(r["preset"] + "_serial")]
-            if ser:
-                s += ("Serial scheduler (K key evaluators, one decision every ceil(T/K) cycles): " + ", ".join(
-                    f"{x['preset']} {x[f'min_period_ns_{node}nm']:.3f} ns" for x in ser) + ". ")
-            s += (f"Fix: the per-bank T-way key comparison and the collapsing-queue compaction sit in one cycle; "
-                  f"splitting the decision into {int(stages)} pipeline stages (keys and candidates registered, "
-                  f"issue and compaction in the next cycle, as the paper's 'extra scheduling cycle' does once) or a "
-                  f"serial scheduler with a small K.")
-        elif blk == "wpq_gate":
-            s += (f"Fix: the drain select (oldest entry of the flush-ID region, a priority chain over all "
-                  f"{r['preset'] and 'ENTRIES'} entries) and the shift-down of the collapsing queue share one cycle; "
-                  f"a circular WPQ with head/tail pointers instead of a collapsing one, or {int(stages)} pipeline "
-                  f"stages (select in one cycle, drain in the next), or a narrower CAM (the LightWSP paper gives the "
-                  f"search 2 cycles).")
+             f"({need / r['period_ns']:.1f}x; even pipelined ideally that is {stages} stages). Critical path: "
+             f"{r['worst_start']} -> {r['worst_end']}, {r['worst_levels']} cells ({r['worst_cell_types']}), "
+             f"{r['fo4_depth']:.0f} FO4. ")
+        if blk == "wpq_gate":
+            s += (f"It runs through the oldest-candidate scan (`first`/`seen` in rtl/wpq_gate.v: a loop over all "
+                  f"{prm.get('ENTRIES', '?')} entries, synthesized as a ripple chain, the {ripple} alternating "
+                  f"NAND3/NOR3 cells) into the shift of the collapsing queue. Fix: a parallel-prefix form of the scan "
+                  f"(log2({prm.get('ENTRIES', '?')}) levels instead of one per entry), or a circular WPQ with "
+                  f"head/tail pointers instead of a collapsing one (no shift), and a register between the drain "
+                  f"select and the drain (one more cycle of drain latency). The load CAM itself is not the limit "
+                  f"(claim table).")
         elif blk == "sbrp_pb":
-            s += (f"Fix: the find-first-valid from the head and the store-conflict scan run over all entries in one "
-                  f"cycle; a circular buffer whose head only moves forward with a small lookahead, a narrower scan "
-                  f"(fewer PB entries per bank of a banked PB), or {int(stages)} pipeline stages.")
+            s += (f"It runs through the per-slot scans of one operation (find-first-valid from the head, the "
+                  f"store-conflict / eviction scan over all {prm.get('ENTRIES', '?')} slots: loops in rtl/sbrp_pb.v "
+                  f"synthesized as ripple chains, {ripple} NAND3/NOR3 cells on the path) into the warp masks. "
+                  f"Fix: parallel-prefix (log-depth) priority encoders for the scans, and splitting the cycle "
+                  f"(operation in one stage, head action in the next); a smaller PB (sbrp_pb64, sbrp_pb128 rows) "
+                  f"shortens the chains.")
+        elif blk == "broi_sched":
+            T = int(prm.get("LOCAL", 0)) + int(prm.get("REMOTE", 0))
+            ser = [x for x in trows if x["block"] == "broi_sched" and x["preset"].startswith(r["preset"] + "_serial")]
+            s += (f"The parallel scheduler evaluates eq. 2 for all {T} entries, picks the best per bank, issues, "
+                  f"compacts the queues and updates the counters in one cycle. ")
+            if ser:
+                s += ("The serial scheduler (K key evaluators, one decision every ceil(T/K) cycles) does not shorten "
+                      "the cycle enough: " + ", ".join(
+                          f"{x['preset']} {x[f'min_period_ns_{node}nm']:.3f} ns ({x['worst_end']})" for x in ser) +
+                      f" at {node} nm; its decision cycle still issues and compacts. ")
+            s += ("Fix: pipelining: keys and per-bank candidates registered, issue and compaction in the next "
+                  "cycle (the paper counts one extra scheduling cycle; persim's RTL has none), and the compaction and "
+                  "occupancy as incremental updates instead of a recount over all units.")
         elif blk == "nvw_fifo":
-            s += f"Fix: {int(stages)} pipeline stages or a narrower FIFO read mux (SRAM, as the paper builds it)."
+            s += "Fix: an SRAM FIFO as the paper builds it (no read mux over all entries), or pipelining the head."
         out.append(s)
     return out
 
@@ -406,7 +429,7 @@ def fixes(trows):
 # ---- report ----------------------------------------------------------------------------------
 
 TCOLS = ["block", "preset", "clock_ghz", "period_ns", "paper_node_nm", "worst_start", "worst_end", "worst_levels",
-         "worst_arrival_ns_180nm", "wns_ns_180nm", "tns_ns_180nm", "min_period_ns_180nm", "fmax_mhz_180nm",
+         "worst_cell_types", "worst_arrival_ns_180nm", "wns_ns_180nm", "tns_ns_180nm", "min_period_ns_180nm", "fmax_mhz_180nm",
          "fo4_depth"] + [f"{k}_{n}nm" for n in NODES[1:] for k in ("min_period_ns", "fmax_ghz")] + [
          "slack_ns_at_paper_clock_and_node", "meets_paper_clock", "timing_netlist_cells",
          "timing_netlist_um2_180nm", "timing_over_area_netlist", "claim_path", "claim_start", "claim_end",
