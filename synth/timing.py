@@ -155,9 +155,8 @@ def sdc_text(block, cal):
         "#   register of the neighbouring block without logic in between), load 0.05 pF.",
         "# The I/O delays are absolute, not a share of the period, so min period = period - worst slack.",
         f"create_clock -name clk -period {per:.4f} [get_ports clk]",
-        "set data_in [delete_from_list [all_inputs] [get_ports clk]]",
-        f"set_input_delay {cal['tcq_ns']:.4f} -clock clk $data_in",
-        "set_driving_cell -lib_cell BUFX2 -pin Y $data_in",
+        f"set_input_delay {cal['tcq_ns']:.4f} -clock clk [delete_from_list [all_inputs] [get_ports clk]]",
+        "set_driving_cell -lib_cell BUFX2 -pin Y [delete_from_list [all_inputs] [get_ports clk]]",
         f"set_output_delay {cal['setup_ns']:.4f} -clock clk [all_outputs]",
         "set_load 0.05 [all_outputs]",
         ""])
@@ -172,6 +171,7 @@ CLAIM_PATHS = {
 def sta_point(block, preset, netlist, sdc):
     """OpenSTA on one timing netlist: worst path, worst slack, TNS; for CLAIM_PATHS the worst path
     into that output's register."""
+    netlist, sdc = os.path.abspath(netlist), os.path.abspath(sdc)   # sta runs in the temp directory
     extra = ""
     if block in CLAIM_PATHS:
         port = CLAIM_PATHS[block][0]
@@ -410,8 +410,13 @@ def fixes(trows):
         elif blk == "broi_sched":
             T = int(prm.get("LOCAL", 0)) + int(prm.get("REMOTE", 0))
             ser = [x for x in trows if x["block"] == "broi_sched" and x["preset"].startswith(r["preset"] + "_serial")]
-            s += (f"The parallel scheduler evaluates eq. 2 for all {T} entries, picks the best per bank, issues, "
-                  f"compacts the queues and updates the counters in one cycle. ")
+            K = int(prm.get("SERIAL", 0))
+            if K:
+                s += (f"The serial scheduler (K = {K} key evaluators, a decision every {-(-T // K)} cycles) still "
+                      f"issues, compacts the queues and updates the counters in its decision cycle. ")
+            else:
+                s += (f"The parallel scheduler evaluates eq. 2 for all {T} entries, picks the best per bank, issues, "
+                      f"compacts the queues and updates the counters in one cycle. ")
             if ser:
                 s += ("The serial scheduler (K key evaluators, one decision every ceil(T/K) cycles) does not shorten "
                       "the cycle enough: " + ", ".join(
@@ -421,7 +426,11 @@ def fixes(trows):
                   "cycle (the paper counts one extra scheduling cycle; persim's RTL has none), and the compaction and "
                   "occupancy as incremental updates instead of a recount over all units.")
         elif blk == "nvw_fifo":
-            s += "Fix: an SRAM FIFO as the paper builds it (no read mux over all entries), or pipelining the head."
+            s += ("The write index of the offered push is computed from this cycle's head action (head entry read "
+                  "mux -> marker/drain decision -> n_head + n_cnt with wrap -> write decode in rtl/nvw_fifo.v), so "
+                  "the read, the decision and the write are in series. Fix: a tail pointer register (the paper's "
+                  "SRAM circular buffer has separate head and tail pointers, 7.2.5), which takes the adder and the "
+                  "dependence on the pop out of the write path.")
         out.append(s)
     return out
 
