@@ -426,6 +426,9 @@ def fixes(trows):
                   "cycle (the paper counts one extra scheduling cycle; persim's RTL has none), and the compaction and "
                   "occupancy as incremental updates instead of a recount over all units.")
         elif blk == "nvw_fifo":
+            if int(prm.get("ACK_MODE", 0)) == 2:
+                s += ("In ACK_MODE 2 the path starts at the ack's epoch (epoch counter decrement -> the oldest "
+                      "waiting marker retires -> the head action that may move a marker into the freed slot). ")
             s += ("The write index of the offered push is computed from this cycle's head action (head entry read "
                   "mux -> marker/drain decision -> n_head + n_cnt with wrap -> write decode in rtl/nvw_fifo.v), so "
                   "the read, the decision and the write are in series. Fix: a tail pointer register (the paper's "
