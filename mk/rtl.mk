@@ -1,12 +1,15 @@
 # RTL targets (included by the top Makefile). Uses BUILD, JOBS from there.
-#   make area       Yosys synthesis of every preset under "synth" in configs/rtl_presets.json,
-#                   writes results/area/area.csv and results/area/area.md
+#   make area       Yosys synthesis of every preset under "synth" in configs/rtl_presets.json (cached
+#                   per preset in $(BUILD)/synth, RTL_JOBS presets at a time), writes
+#                   results/area/area.csv and area.md, then runs `make timing`'s report
+#   make timing     OpenSTA on the cached netlists (synthesizes missing or stale ones), writes
+#                   results/area/timing.csv, README.md and sdc/<block>.sdc
 #   make coverage   Verilator line/toggle coverage of the co-simulation suite (build in $(BUILD)-cov)
 #   make rtl-lint   verilator --lint-only -Wall on every block and preset
 #   make cosim      only the co-simulation tests (PERSIM_SEED / PERSIM_COSIM_N from the environment)
 #   make cosim-bench co-simulation speed, CSV block,preset,cycles,seconds,cycles_per_s (tb/cosim_bench.py)
 #   make broi-design-space   results/area/broi_design_space.md (BROI parallel vs serial scheduler)
-.PHONY: area coverage rtl-lint cosim cosim-bench
+.PHONY: area timing coverage rtl-lint cosim cosim-bench
 
 RTL_JOBS := $(shell j=$(JOBS); [ $$j -gt 2 ] && j=2; echo $$j)
 COV_BUILD ?= $(BUILD)-cov
@@ -15,6 +18,11 @@ PY3 ?= python3
 area:
 	@./scripts/install-deps.sh
 	$(PY3) synth/area.py --jobs $(RTL_JOBS) --work $(BUILD)/synth --out results/area
+	$(PY3) synth/timing.py --jobs $(RTL_JOBS) --work $(BUILD)/synth --out results/area
+
+timing:
+	@./scripts/install-deps.sh
+	$(PY3) synth/timing.py --jobs $(RTL_JOBS) --work $(BUILD)/synth --out results/area
 
 rtl-lint:
 	sh tb/lint.sh .

@@ -18,6 +18,7 @@ PKGS=(
   verilator                 # RTL lint and co-simulation
   yosys                     # synthesis for area reports
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
+  opensta                   # static timing of the synthesized netlists (make timing, /usr/bin/sta)
   valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)
   sqlite3                   # the default program recorded by scripts/record-real-program.sh
   libpmemobj-dev            # PMDK programs traced by persim trace-program (programs/pmdk/, docs/real-programs.md)

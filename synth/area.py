@@ -12,12 +12,15 @@ gate equivalents (GE) = area / area(NAND2X1) of the same library, comparable acr
 import argparse
 import concurrent.futures as cf
 import csv
+import hashlib
 import json
 import math
 import os
 import re
+import resource
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,36 +94,121 @@ def lib_areas():
     return areas
 
 
+# ---- one Yosys run per preset, cached by the hash of its inputs -------------------------------
+
+ABC_DRIVER = "BUFX2"      # ABC -constr of the timing netlist: every input is driven by a BUFX2,
+ABC_LOAD_PF = 0.05        # every output loads 0.05 pF (about 3 x a DFFPOSX1 D input of this library)
+PROGRESS_S = 30.0         # a progress line every 30 s while a preset runs
+
+
+def yosys_version():
+    try:
+        return subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "no yosys"
+
+
+def cache_key(block, p):
+    """Hash of everything a netlist depends on: the block's Verilog, the Yosys script template, the
+    preset's parameters, the liberty, the ABC constraints and the Yosys version. A netlist is rebuilt
+    only when one of them changed (not on a touch: contents, not times)."""
+    h = hashlib.sha256()
+    for path in (os.path.join(ROOT, "rtl", block + ".v"), os.path.join(HERE, "synth.ys.in"), LIB):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    h.update(json.dumps(p["params"], sort_keys=True).encode())
+    h.update(f"{block} {ABC_DRIVER} {ABC_LOAD_PF} {delay_target_ps(block)} {yosys_version()}".encode())
+    return h.hexdigest()[:20]
+
+
+def delay_target_ps(block):
+    """ABC's delay target for the timing netlist: the paper's clock period of the block scaled back to
+    180 nm by the delay rule of synth/timing.py (ABC maps for minimum delay when the target is out
+    of reach, which it is for every block)."""
+    import timing   # noqa: F401  (same directory; imported lazily: timing imports area)
+    return int(round(timing.paper_period_180_ns(block) * 1000))
+
+
+def point_files(work, preset):
+    d = os.path.join(work, preset)
+    return d, os.path.join(d, preset)
+
+
+def _fmt_secs(s):
+    return f"{int(s // 60)}m{int(s % 60):02d}s" if s >= 60 else f"{s:.0f}s"
+
+
+def _last_pass(log):
+    """The last 'Executing X pass' line of a Yosys log (what a long run is doing now)."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, 2)
+            n = f.tell()
+            f.seek(max(0, n - 65536))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    m = re.findall(r"Executing ([A-Za-z_0-9]+) pass", tail)
+    if m:
+        return m[-1].lower()
+    return "abc" if "ABC:" in tail else ""
+
+
+def run_yosys(script, log, label):
+    """Runs yosys on script, writing log; prints a progress line every PROGRESS_S seconds. Returns
+    (returncode, wall seconds, CPU seconds of the child)."""
+    t0 = time.time()
+    with open(log, "w") as lf:
+        pr = subprocess.Popen(["yosys", "-q", "-l", log, "-s", script], stdout=lf, stderr=subprocess.STDOUT)
+    done = threading.Event()
+
+    def progress():
+        while not done.wait(PROGRESS_S):
+            print(f"area: {label} running {_fmt_secs(time.time() - t0)} ({_last_pass(log) or 'starting'})", flush=True)
+    th = threading.Thread(target=progress, daemon=True)
+    th.start()
+    _, status, ru = os.wait4(pr.pid, 0)
+    pr.returncode = os.waitstatus_to_exitcode(status)
+    done.set()
+    return pr.returncode, time.time() - t0, ru.ru_utime + ru.ru_stime
+
+
 def synth_point(block, preset, work):
-    os.makedirs(work, exist_ok=True)
-    out = os.path.join(work, preset)
-    with open(os.path.join(HERE, "synth.ys.in")) as f:
-        tmpl = f.read()
+    """Synthesizes one preset into work/<preset>/ (area netlist, timing netlist, stat) unless the
+    cached result there has the same key (cache_key). Returns the area figures."""
     d = rtl_presets.load()
     p = d["presets"][preset]
-    sets = " ".join(f"-set {k} {int(v)}" for k, v in p["params"].items())
-    ys = (tmpl.replace("@RTL@", os.path.join(ROOT, "rtl", block + ".v"))
-              .replace("@CHPARAM@", f"chparam {sets} {block}")
-              .replace("@TOP@", block).replace("@LIB@", LIB).replace("@OUT@", out))
-    rtl = os.path.join(ROOT, "rtl", block + ".v")
-    # reuse a previous result if the script is unchanged and newer than the RTL and the liberty
-    fresh = (os.path.exists(out + ".ys") and os.path.exists(out + ".stat.txt") and
-             open(out + ".ys").read() == ys and
-             os.path.getmtime(out + ".stat.txt") > max(os.path.getmtime(rtl), os.path.getmtime(LIB)))
-    secs = 0.0
-    if fresh and os.path.exists(out + ".secs"):
-        secs = float(open(out + ".secs").read())
+    wdir, out = point_files(work, preset)
+    os.makedirs(wdir, exist_ok=True)
+    key = cache_key(block, p)
+    keyf = out + ".key"
+    need = [out + s for s in (".stat.json", ".stat.txt", ".area.v", ".timing.v", ".timing.stat.json", ".secs")]
+    fresh = os.path.exists(keyf) and open(keyf).read().strip() == key and all(os.path.exists(f) for f in need)
     if not fresh:
+        if os.path.exists(keyf):
+            os.remove(keyf)
+        with open(os.path.join(HERE, "synth.ys.in")) as f:
+            tmpl = f.read()
+        constr = out + ".constr"
+        with open(constr, "w") as f:
+            f.write(f"set_driving_cell {ABC_DRIVER}\nset_load {ABC_LOAD_PF}\n")
+        sets = " ".join(f"-set {k} {int(v)}" for k, v in p["params"].items())
+        ys = (tmpl.replace("@RTL@", os.path.join(ROOT, "rtl", block + ".v"))
+                  .replace("@CHPARAM@", f"chparam {sets} {block}")
+                  .replace("@TOP@", block).replace("@LIB@", LIB).replace("@OUT@", out)
+                  .replace("@CONSTR@", constr).replace("@DELAY_PS@", str(delay_target_ps(block))))
         with open(out + ".ys", "w") as f:
             f.write(ys)
-        t0 = time.time()
-        with open(out + ".log", "w") as log:
-            r = subprocess.run(["yosys", "-q", "-s", out + ".ys"], stdout=log, stderr=subprocess.STDOUT)
-        secs = time.time() - t0
-        if r.returncode != 0:
+        print(f"area: {preset} synthesizing", flush=True)
+        rc, wall, cpu = run_yosys(out + ".ys", out + ".log", preset)
+        if rc != 0:
             raise RuntimeError(f"yosys failed for {preset}, see {out}.log")
         with open(out + ".secs", "w") as f:
-            f.write(f"{secs:.1f}\n")
+            f.write(f"{wall:.1f} {cpu:.1f}\n")
+        with open(keyf, "w") as f:
+            f.write(key + "\n")
+    secs = [float(x) for x in open(out + ".secs").read().split()]
+    wall, cpu = secs[0], (secs[1] if len(secs) > 1 else secs[0])
     with open(out + ".stat.txt") as f:
         m = re.search(r"Chip area for module .*?:\s*([\d.]+)", f.read())
     area = float(m.group(1)) if m else 0.0
@@ -128,7 +216,34 @@ def synth_point(block, preset, work):
         js = json.load(f)
     mod = js["modules"]["\\" + block]
     return {"block": block, "preset": preset, "params": p["params"], "cells": mod["num_cells"],
-            "by_type": mod["num_cells_by_type"], "area": area, "secs": secs}
+            "by_type": mod["num_cells_by_type"], "area": area, "secs": wall, "cpu": cpu, "cached": fresh,
+            "netlist": out + ".timing.v", "area_netlist": out + ".area.v"}
+
+
+def expected_cost(preset, outdir):
+    """CPU (or wall) seconds of the preset's last synthesis (OUT/area.csv, else the committed
+    results/area/area.csv), for running the longest presets first; 0 if unknown."""
+    for path in (os.path.join(outdir, "area.csv"), os.path.join(ROOT, "results", "area", "area.csv")):
+        try:
+            with open(path) as f:
+                for r in csv.DictReader(f):
+                    if r["preset"] == preset:
+                        return float(r.get("synth_cpu_seconds") or r.get("synth_seconds") or 0)
+        except (OSError, ValueError):
+            pass
+    return 0.0
+
+
+def synth_all(points, work, jobs, outdir):
+    """Synthesizes points [(block, preset)] with `jobs` Yosys runs at a time, longest first (by the
+    last run's time), and returns {(block, preset): synth_point result}."""
+    order = sorted(points, key=lambda bp: -expected_cost(bp[1], outdir))
+    res = {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        futs = {ex.submit(synth_point, blk, pre, work): (blk, pre) for blk, pre in order}
+        for fu in cf.as_completed(futs):
+            res[futs[fu]] = fu.result()
+    return res
 
 
 def summarize(res, areas):
@@ -146,6 +261,7 @@ def summarize(res, areas):
         "gate_equivalents": round(a / nand, 1),
         "area_um2_65nm": round(a * (65 / 180) ** 2, 1), "area_um2_45nm": round(a * (45 / 180) ** 2, 1),
         "synth_seconds": round(res["secs"], 1),
+        "synth_cpu_seconds": round(res.get("cpu", res["secs"]), 1),
     }
     return row
 
@@ -218,7 +334,8 @@ def comparison(rows):
 def write_tables(rows, outdir):
     os.makedirs(outdir, exist_ok=True)
     cols = ["block", "preset", "params", "cells", "flip_flops", "storage_bits", "area_um2_180nm",
-            "logic_um2_180nm", "gate_equivalents", "area_um2_65nm", "area_um2_45nm", "synth_seconds"]
+            "logic_um2_180nm", "gate_equivalents", "area_um2_65nm", "area_um2_45nm", "synth_seconds",
+            "synth_cpu_seconds"]
     with open(os.path.join(outdir, "area.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -227,7 +344,8 @@ def write_tables(rows, outdir):
     md = ["# RTL area (Yosys 0.23, OSU 0.18 um standard cells)", "",
           "Generated by `make area` (synth/area.py) from configs/rtl_presets.json; do not edit.", "",
           "- Flow per point: `read_verilog -defer`, `chparam` (preset), `synth -flatten`, "
-          "`dfflibmap -liberty`, `abc -liberty`, `stat -liberty` with "
+          "`dfflibmap -liberty`, `abc -liberty` (Yosys's default ABC script for a liberty without the choice "
+          "computation `&dch -f`, synth/synth.ys.in), `stat -liberty` with "
           "/usr/share/qflow/tech/osu018/osu018_stdcells.lib (qflow-tech-osu018).",
           f"- Gate equivalents = area / area(NAND2X1) = area / {lib_areas()['NAND2X1']:.0f} um^2.",
           "- Scaling rule: area(node) = area(180 nm) x (node / 180)^2, i.e. x0.1304 at 65 nm and x0.0625 "
@@ -271,15 +389,20 @@ def main():
         return 0 if ok else 1
     points = [(blk, pre) for blk, names in d["synth"].items() for pre in names
               if os.path.exists(os.path.join(ROOT, "rtl", blk + ".v")) and (not a.only or pre in a.only)]
+    t0 = time.time()
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = synth_all(points, a.work, a.jobs, a.out)
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        futs = {ex.submit(synth_point, blk, pre, a.work): (blk, pre) for blk, pre in points}
-        for fu in cf.as_completed(futs):
-            res = fu.result()
-            rows[futs[fu]] = summarize(res, areas)
-            r = rows[futs[fu]]
-            print(f"area: {r['block']:10s} {r['preset']:16s} cells={r['cells']:7d} ff={r['flip_flops']:6d} "
-                  f"area={r['area_um2_180nm']:12.0f} um^2 ({r['synth_seconds']} s)", flush=True)
+    for bp in points:
+        rows[bp] = summarize(res[bp], areas)
+        r = rows[bp]
+        print(f"area: {r['block']:10s} {r['preset']:20s} cells={r['cells']:7d} ff={r['flip_flops']:6d} "
+              f"area={r['area_um2_180nm']:12.0f} um^2 ({r['synth_seconds']} s wall, {r['synth_cpu_seconds']} CPU s"
+              f"{', cached' if res[bp]['cached'] else ''})", flush=True)
+    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+    print(f"area: {len(points)} presets, {sum(1 for v in res.values() if not v['cached'])} synthesized, "
+          f"{time.time() - t0:.0f} s wall, {cpu:.0f} CPU s (children), jobs {a.jobs}", flush=True)
     ordered = [rows[p] for p in points if p in rows]
     if a.only and os.path.exists(os.path.join(a.out, "area.csv")):   # merge with the previous table
         with open(os.path.join(a.out, "area.csv")) as f:
@@ -289,8 +412,8 @@ def main():
                 for c in ("cells", "flip_flops", "storage_bits"):
                     r[c] = int(r[c])
                 for c in ("area_um2_180nm", "logic_um2_180nm", "gate_equivalents", "area_um2_65nm",
-                          "area_um2_45nm", "synth_seconds"):
-                    r[c] = float(r[c])
+                          "area_um2_45nm", "synth_seconds", "synth_cpu_seconds"):
+                    r[c] = float(r.get(c) or r.get("synth_seconds") or 0)
                 rows[k] = r
         allp = [(blk, pre) for blk, names in d["synth"].items() for pre in names]
         ordered = [rows[p] for p in allp if p in rows]
