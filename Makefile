@@ -1,6 +1,7 @@
 # persim front door. `make demo` and `make test` work on a fresh Debian 12 machine.
 #   make demo        install what the persim binary needs, build only it, run the main demo (first result)
-#   make test        install missing packages, build, run every test through ctest (SAN=1: ASan+UBSan)
+#   make test        install everything, build, run every test through ctest (SAN=1: ASan+UBSan)
+#   make help        this list (every target of this Makefile and mk/*.mk)
 #   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
 #   make bench       simulation speed, every part side by side with a baseline revision (results/bench/README.md)
 #   make figures-all every paper's evaluation, resumable, with progress (TIER=quick|paper; docs/figures.md)
@@ -26,8 +27,9 @@ PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo pyt
 -include mk/*.mk
 all: build
 
+# Every target's one-line description: the "#   make X  ..." lines of this file and of mk/*.mk.
 help:
-	@sed -n '1,7p' Makefile
+	@grep -h '^#   make ' Makefile mk/*.mk | sed 's/^#   //' 
 
 deps:
 	@./scripts/install-deps.sh
