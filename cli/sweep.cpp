@@ -883,7 +883,8 @@ int sweep_main(int argc, char **argv)
     }
     if (a.slurm) {
         try {
-            emit_slurm(s, pts, todo, a.spec_path);
+            // the collect hint repeats --out (without it the collect would look in the spec's folder)
+            emit_slurm(s, pts, todo, a.out_override.empty() ? a.spec_path : a.spec_path + " --out " + shell_quote(a.out_override));
         } catch (const ConfigError &e) {
             return sweep_die(e.what());
         }
