@@ -152,21 +152,30 @@ static persim_ps ait_access(pm_dimm *d, uint32_t dimm, uint64_t line)
 }
 
 /* ---- media accesses (one whole media line each) ---- */
-/* A media read of `line` asked at `at`: returns when its data is ready; *started = when the media
- * began it (after the AIT and the media's earlier work). */
-static persim_ps media_read_at(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, persim_ps *started)
+/* One media access of `line` asked at `at` (after the AIT lookup and the media's earlier work):
+ * occupies the media for line / bandwidth, counts it and its energy; returns its start. */
+static persim_ps media_access(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, int is_write)
 {
     const pm_dimm_cfg *c = &d->cfg;
     dimm_state *s = DIMM(d, dimm);
     at += ait_access(d, dimm, line);
     const persim_ps start = persim_max_ps(at, s->media_free);
-    *started = start;
-    const persim_ps occ = persim_xfer_ps(c->media_line_bytes, c->media_read_gbps);
+    const persim_ps occ = persim_xfer_ps(c->media_line_bytes, is_write ? c->media_write_gbps : c->media_read_gbps);
     s->media_free = start + occ;
     d->st.media_busy_ps += occ;
-    d->st.media_reads++;
-    d->st.energy_pj += c->access_pj + (double)c->media_line_bytes * 8.0 * c->read_pj_per_bit;
-    return persim_max_ps(start + c->media_read_ps, start + occ);
+    if (is_write) d->st.media_writes++;
+    else d->st.media_reads++;
+    d->st.energy_pj += c->access_pj + (double)c->media_line_bytes * 8.0 * (is_write ? c->write_pj_per_bit : c->read_pj_per_bit);
+    return start;
+}
+
+/* A media read of `line` asked at `at`: returns when its data is ready; *started = when the media
+ * began it. */
+static persim_ps media_read_at(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line, persim_ps *started)
+{
+    const pm_dimm_cfg *c = &d->cfg;
+    const persim_ps start = *started = media_access(d, dimm, at, line, 0);
+    return persim_max_ps(start + c->media_read_ps, start + persim_xfer_ps(c->media_line_bytes, c->media_read_gbps));
 }
 
 static persim_ps media_read(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line)
@@ -213,16 +222,8 @@ static void wear_count(pm_dimm *d, uint32_t dimm, uint64_t line)
 /* A media write of a whole line whose data is ready at `at`: returns the time the media takes it. */
 static persim_ps media_write(pm_dimm *d, uint32_t dimm, persim_ps at, uint64_t line)
 {
-    const pm_dimm_cfg *c = &d->cfg;
-    dimm_state *s = DIMM(d, dimm);
-    at += ait_access(d, dimm, line);
-    const persim_ps start = persim_max_ps(at, s->media_free);
-    const persim_ps occ = persim_xfer_ps(c->media_line_bytes, c->media_write_gbps);
-    s->media_free = start + occ;
-    d->st.media_busy_ps += occ;
-    d->st.media_writes++;
-    d->st.energy_pj += c->access_pj + (double)c->media_line_bytes * 8.0 * c->write_pj_per_bit;
-    const persim_ps done = start + c->media_write_ps;
+    const persim_ps start = media_access(d, dimm, at, line, 1);
+    const persim_ps done = start + d->cfg.media_write_ps;
     if (done > d->st.last_done_ps) d->st.last_done_ps = done;
     wear_count(d, dimm, line);
     return start;
