@@ -760,7 +760,9 @@ def main():
         A(f"- **{k}**: {v}")
     A("")
     FL.write_readme(out, L)
-    print(f"wrote {out}/README.md, fig3.csv/png, table2.csv, fig7.csv/png, sens.csv/png ({C.summary()})")
+    pngs = plt_or_none() is not None
+    print(f"wrote {out}/README.md, fig3.csv{'/png' if pngs else ''}, table2.csv, fig7.csv{'/png' if pngs else ''}, "
+          f"sens.csv{'/png' if pngs else ''} ({C.summary()})" + ("" if pngs else "; no PNGs: matplotlib is missing"))
     return 0 if not failed else 5
 
 

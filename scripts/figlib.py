@@ -279,7 +279,8 @@ def start(doc, specs_dir, out_dir, specs, tiers=None):
 
 def finish(what, out, total, run_s, C, bad, failed):
     """The closing report on stdout/stderr; returns the exit status (1 if a sweep failed)."""
-    print(f"{what} figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, fig*.png, README.md")
+    print(f"{what} figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {out}/fig*.csv, "
+          + ("fig*.png, " if plt_or_none() is not None else "(no PNGs: matplotlib is missing) ") + "README.md")
     print(f"  verdicts: {C.summary()}")
     for b in bad:
         print(f"  point not ok: {b}", file=sys.stderr)

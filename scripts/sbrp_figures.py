@@ -1024,7 +1024,8 @@ def main():
         wall_s=round(total, 1), sweeps_s=round(run_s, 1), jobs=a.jobs, force=a.force, **extra)
     opt = optane(a.out, plt, f6)     # issue 24 ([] until fig6_optane has run)
     C = readme(a.out, f6, f6a, f8, f7, f9, f10a, f10b, f10c, f11, f10c_s, check, timing, wf, opt)
-    print(f"SBRP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {a.out}/fig*.csv, fig*.png, README.md")
+    print(f"SBRP figures: {total:.1f} s (sweeps {run_s:.1f} s); wrote {a.out}/fig*.csv, "
+          + ("fig*.png, " if plt_or_none() is not None else "(no PNGs: matplotlib is missing) ") + "README.md")
     print(f"  verdicts: {C.summary()}")
     if failed:
         print("FAILED: " + ", ".join(failed) + " (failed points are listed above)", file=sys.stderr)

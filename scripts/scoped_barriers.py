@@ -796,7 +796,9 @@ def main():
         "other jobs; the one-seed version before issue 12 (70 runs) took 3.9 min on the same machine "
         "the same day."), wall_s=round(time.time() - t0, 1), jobs=args.jobs, force=args.force, **extra)
     C = readme(args.out, f5, f6, f7, t3, lg, timing, wg, mk)
-    print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs/PNGs ({time.time() - t0:.1f} s); verdicts: {C.summary()}")
+    print(f"scoped_barriers: wrote {args.out}/README.md and the CSVs"
+          + ("/PNGs" if FL.plt_or_none() is not None else " (no PNGs: matplotlib is missing)")
+          + f" ({time.time() - t0:.1f} s); verdicts: {C.summary()}")
 
 
 if __name__ == "__main__":
