@@ -9,7 +9,8 @@ PKGS=(
   googletest libgtest-dev   # unit and integration tests
   nlohmann-json3-dev        # config / stats JSON
   verilator                 # RTL lint and co-simulation
-  yosys                     # synthesis for area reports
+  yosys                     # synthesis for area reports; yosys-smtbmc for make formal
+  cvc5                      # SMT solver of make formal (formal/prove.py; Debian's boolector 1.5 and z3 4.8.12 do not work with yosys-smtbmc here)
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
   libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
   python3-matplotlib        # result plots (PNG)
