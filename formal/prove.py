@@ -63,10 +63,11 @@ PROPS = [
      "shadow (in flight / fenced per phase) is not inductive without invariants tying it to "
      "FSM/FWM/EDM; cvc5's time per BMC step grows steeply (step 4 of this block took 3 min "
      "with two jobs); depth 4 covers store+flush, fence retire, blocked store"),
-    ("sbrp_pb", "sbrp_formal", "evict_order", "bmc", 4, "pass",
+    ("sbrp_pb", "sbrp_formal", "evict_order", "bmc", 5, "pass",
      "an eviction never passes an older ordering entry of one of its warps; BMC: induction fails "
-     "on unreachable prev pointers (prev[k] of a slot not consistent with the ring); depth 4 "
-     "covers fence, younger store, eviction (sbrp_small at depth 5 took 395 s)"),
+     "on unreachable prev pointers (prev[k] of a slot not consistent with the ring); depth 5 "
+     "covers an unflushed persist, a fence behind it, a younger store, its eviction (sbrp_small "
+     "at depth 5 took 395 s)"),
     ("sbrp_pb", "sbrp_small", "coalesce_order", "prove", 1, "pass",
      "a store never coalesces into an entry older than an ordering entry of its warp"),
     ("sbrp_pb", "sbrp_formal", "structural", "bmc", 4, "pass",
@@ -75,7 +76,7 @@ PROPS = [
     # ---- broi_sched ----
     ("broi_sched", "broi_formal", "epoch_order", "bmc", 5, "pass",
      "thread I's requests issue in barrier-epoch order, its barrier only after its epoch; BMC: "
-     "the induction step with the tag-per-position invariant did not finish in 300 s; depth 5 "
+     "with an invariant on the tag of every unit position the induction step did not finish in 300 s; depth 5 "
      "covers request, barrier, next-epoch request, issue"),
     ("broi_sched", "broi_formal", "liveness", "bmc", 5, "pass",
      "a SubReady request of entry I on ready bank B issues within T*UNITS decisions while no "
@@ -122,13 +123,13 @@ MUTANTS = [
      "if (!ack_phase) begin", 3),
     ("sbrp_pb", "sbrp_formal", "evict_order", "evict_prev_ignored",
      "blocked1 = pvv[es] && vld[ps]",
-     "blocked1 = 1'b0 && vld[ps]", 4),
+     "blocked1 = 1'b0 && vld[ps]", 5),
     ("broi_sched", "broi_formal", "epoch_order", "dropped_barrier",
      "e0i = (nb != 2'd0) ? l0 : cn;",
      "e0i = cn;", 5),
-    ("broi_sched", "broi_formal", "epoch_order", "subready_off_by_one",
-     "if (!hit && kk < e0[i*UW +: UW] && ubk == bb) begin",
-     "if (!hit && kk <= e0[i*UW +: UW] && ubk == bb) begin", 5),
+    ("broi_sched", "broi_formal", "epoch_order", "barrier_early_off_by_one",
+     "if (nb != 2'd0 && l0 == {UW{1'b0}} && !(MERGE != 0 && i < LOCAL && ahead[i])) begin",
+     "if (nb != 2'd0 && l0 <= {{(UW-1){1'b0}}, 1'b1} && !(MERGE != 0 && i < LOCAL && ahead[i])) begin", 5),
     ("broi_sched", "broi_formal", "structural", "bank_ready_ignored",
      "if (decide && bank_ready[b] && sfound[b]) begin",
      "if (decide && sfound[b]) begin", 3),

@@ -587,20 +587,6 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
         if (o_bar[f_i])
             for (f_k = 0; f_k < UNITS; f_k = f_k + 1)
                 if (f_k < n_cnt[f_i*UW +: UW]) assert(n_ut[(f_i*UNITS+f_k)*TAG_W +: TAG_W] != f_eout);
-        // inductive invariant: the units of f_i in arrival order carry f_eout (SubReady-SET),
-        // f_eout + 1 after the first pending barrier, f_eout + 2 after the second; f_ein is f_eout
-        // plus the pending barriers
-        assert(f_ein == f_eout + nbar[f_i*2 +: 2]);
-        assert(cnt[f_i*UW +: UW] <= UNITS_C && nbar[f_i*2 +: 2] <= ((f_i < LOCAL) ? LB_C : RB_C));
-        if (nbar[f_i*2 +: 2] != 2'd0) assert(len0[f_i*UW +: UW] <= cnt[f_i*UW +: UW]);
-        if (nbar[f_i*2 +: 2] == 2'd2) assert({1'b0, len0[f_i*UW +: UW]} + len1[f_i*UW +: UW] <= cnt[f_i*UW +: UW]);
-        if (nbar[f_i*2 +: 2] == 2'd0) assert(len0[f_i*UW +: UW] == 0 && len1[f_i*UW +: UW] == 0);
-        if (nbar[f_i*2 +: 2] == 2'd1) assert(len1[f_i*UW +: UW] == 0);
-        for (f_k = 0; f_k < UNITS; f_k = f_k + 1)
-            if (f_k < cnt[f_i*UW +: UW])
-                assert(ut[(f_i*UNITS+f_k)*TAG_W +: TAG_W] == f_eout
-                       + ((nbar[f_i*2 +: 2] != 2'd0 && f_k >= len0[f_i*UW +: UW]) ? 1'b1 : 1'b0)
-                       + ((nbar[f_i*2 +: 2] == 2'd2 && f_k >= len0[f_i*UW +: UW] + len1[f_i*UW +: UW]) ? 1'b1 : 1'b0));
     end
 `endif
 `ifdef FP_liveness

@@ -409,8 +409,11 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
     reg [3:0] f_ba;
     reg       f_pers;
     always @* begin
-        f_ba = n_wba[slot_of(fid)*4 +: 4];
-        f_pers = n_wb[slot_of(fid)] && (`WPQ_Z32(f_ba, 4) + 1 >= MCS);
+        // persisted, from the registered window and this cycle's boundary / bdry-ACK (the
+        // next-state window is cleared again by a commit in the same cycle)
+        f_ba = wba[slot_of(fid)*4 +: 4];
+        if (back_valid && back_region == fid && f_ba != 4'hF) f_ba = f_ba + 4'd1;
+        f_pers = (wb[slot_of(fid)] || (bdry_valid && bdry_region == fid)) && (`WPQ_Z32(f_ba, 4) + 1 >= MCS);
         if (!rst && !f_init && o_dv) assert(f_pers != o_du);
     end
 `endif
