@@ -79,7 +79,7 @@ PROPS = [
      "with an invariant on the tag of every unit position the induction step did not finish in 300 s; depth 5 "
      "covers request, barrier, next-epoch request, issue"),
     ("broi_sched", "broi_formal", "liveness", "bmc", 5, "pass",
-     "a SubReady request of entry I on ready bank B issues within T*UNITS decisions while no "
+     "a SubReady request of entry I on ready bank B issues within (T-1)*UNITS decisions while no "
      "bank-B request enters another entry (safety counter, with f_wait + other entries' bank-B "
      "requests <= bound); BMC: the induction step did not finish in 120 s; within 5 cycles "
      "the counter reaches at most 3 < bound 4, so this bound is shallow"),
@@ -182,7 +182,8 @@ def smtbmc(smt2, args, work, tag):
     if "Status: FAILED" in out:
         m = FAIL_RE.search(out)
         steps = STEP_RE.findall(out)
-        return "fail", (m.group(1) if m else "?") + (f" at step {steps[-1]}" if steps else "")
+        where = os.path.basename(m.group(1)).split("-")[0] if m else "?"   # file:line.col
+        return "fail", f"{where} at step {steps[-1]}" if steps else where
     raise RuntimeError(f"yosys-smtbmc error ({' '.join(cmd)}):\n{out[-2000:]}{r.stderr[-2000:]}")
 
 
@@ -306,6 +307,10 @@ def main():
             shutil.copyfile(os.path.join(work, "cex.vcd"), a.vcd)
         return
 
+    listed = rtl_presets.load().get("formal", {})
+    for row in PROPS + MUTANTS:
+        if row[1] not in listed.get(row[0], []):
+            sys.exit(f"prove.py: preset {row[1]} of {row[0]} is not listed under \"formal\" in configs/rtl_presets.json")
     sel = lambda b, name: (not a.block or b == a.block) and (not a.only or re.search(a.only, name))
     rows, mrows = [], []
     run_props = not a.mutants or a.props
