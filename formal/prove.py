@@ -61,7 +61,7 @@ PROPS = [
     ("sbrp_pb", "sbrp_formal", "fence_order", "bmc", 4, "pass",
      "no flush/eviction of warp w's entry while a retired fence of w waits for acks; BMC: the "
      "shadow (in flight / fenced per phase) is not inductive without invariants tying it to "
-     "FSM/FWM/EDM; cvc5's time per BMC step grows steeply (step 4 of this block took 3 min "
+     "FSM/FWM/EDM; cvc5's time per BMC step grows steeply (BMC to depth 5 took 185 s "
      "with two jobs); depth 4 covers store+flush, fence retire, blocked store"),
     ("sbrp_pb", "sbrp_formal", "evict_order", "bmc", 5, "pass",
      "an eviction never passes an older ordering entry of one of its warps; BMC: induction fails "
