@@ -557,4 +557,91 @@ module broi_sched (clk, rst, in_valid, in_barrier, in_entry, in_bank, in_tag, ba
             barrier <= o_bar; starving <= o_starv; occupancy <= occ;
         end
     end
+`ifdef FORMAL
+    // ---- formal properties (formal/prove.py; docs/rtl.md "Formal properties"). Not synthesized,
+    // not Verilated: only `read_verilog -formal -DFORMAL` sees this. Each property group is
+    // compiled in by its FP_* define; f_* are formal-only shadow signals. ----
+    reg f_init = 1'b1;                               // the first cycle: reset
+    always @(posedge clk) f_init <= 1'b0;
+    always @* if (f_init) assume(rst); else assume(!rst);
+    wire f_on = !rst && !f_init;
+    (* anyconst *) reg [EW-1:0] f_i;                 // the watched entry (thread)
+    always @* assume({1'b0, f_i} < T_C);
+    integer f_b, f_k;
+`ifdef FP_epoch_order
+    // thread f_i's requests carry their barrier epoch as tag (legal input of the witness:
+    // f_ein = accepted barriers so far); a request issues only with the oldest epoch whose
+    // barrier has not gone out (f_eout), and the barrier goes out only when no request of that
+    // epoch is left: never a request ahead of an earlier barrier epoch of the same thread
+    reg [TAG_W-1:0] f_ein = {TAG_W{1'b0}}, f_eout = {TAG_W{1'b0}};
+    always @* if (f_on && in_valid && !in_barrier && in_entry == f_i) assume(in_tag == f_ein);
+    always @(posedge clk)
+        if (rst) begin f_ein <= {TAG_W{1'b0}}; f_eout <= {TAG_W{1'b0}}; end
+        else begin
+            if (in_valid && in_barrier && in_entry == f_i && o_res == 3'd1) f_ein <= f_ein + 1'b1;
+            if (o_bar[f_i]) f_eout <= f_eout + 1'b1;
+        end
+    always @* if (f_on) begin
+        for (f_b = 0; f_b < BANKS; f_b = f_b + 1)
+            if (o_valid[f_b] && o_entry[f_b*EW +: EW] == f_i) assert(o_tag[f_b*TAG_W +: TAG_W] == f_eout);
+        if (o_bar[f_i])
+            for (f_k = 0; f_k < UNITS; f_k = f_k + 1)
+                if (f_k < n_cnt[f_i*UW +: UW]) assert(n_ut[(f_i*UNITS+f_k)*TAG_W +: TAG_W] != f_eout);
+    end
+`endif
+`ifdef FP_liveness
+    // bounded liveness as a safety counter: while local entry f_i holds a request of bank f_bk in
+    // its SubReady-SET and the bank is ready (free), a request of f_i issues on f_bk within
+    // (T-1)*UNITS decisions, the most requests of that bank the other entries can hold, unless
+    // another entry receives a new request of that bank meanwhile (the counter restarts)
+    (* anyconst *) reg [BW-1:0] f_bk;
+    localparam F_BOUND = (T - 1) * UNITS;
+    reg [7:0] f_wait = 8'd0;
+    reg       f_pend, f_got, f_dist;
+    always @* begin
+        f_pend = 1'b0; f_got = 1'b0;
+        for (f_b = 0; f_b < BANKS; f_b = f_b + 1) if (f_b == f_bk) begin
+            f_pend = rm[f_i*BANKS + f_b] && bank_ready[f_b];
+            f_got = o_valid[f_b] && o_entry[f_b*EW +: EW] == f_i;
+        end
+        f_dist = in_valid && !in_barrier && in_entry != f_i && in_bank == f_bk;
+        assume(f_i < LOCAL);
+    end
+    always @(posedge clk)
+        if (rst || !f_pend || f_got || f_dist) f_wait <= 8'd0;
+        else if (decide) f_wait <= f_wait + 1'b1;
+    // f_oth: requests of bank f_bk the other entries hold; each waiting decision issues one of
+    // them (the bank takes some candidate while f_i is one), so f_wait + f_oth stays bounded
+    integer f_oth, f_j;
+    always @* begin
+        f_oth = 0;
+        for (f_j = 0; f_j < T; f_j = f_j + 1)
+            for (f_k = 0; f_k < UNITS; f_k = f_k + 1)
+                if (f_j != f_i && f_k < cnt[f_j*UW +: UW] && ub[(f_j*UNITS+f_k)*BW +: BW] == f_bk)
+                    f_oth = f_oth + 1;
+    end
+    always @* if (f_on) begin
+        assert(f_wait <= F_BOUND);
+        assert(f_wait + f_oth <= F_BOUND);
+        for (f_j = 0; f_j < T; f_j = f_j + 1) assert(cnt[f_j*UW +: UW] <= UNITS_C);
+    end
+`endif
+`ifdef FP_structural
+    // a bank gets a request only when ready, from an entry holding a request of that bank in its
+    // SubReady-SET; counts and barrier registers in range; reset state
+    always @* if (f_on) begin
+        for (f_b = 0; f_b < BANKS; f_b = f_b + 1)
+            if (o_valid[f_b]) assert(bank_ready[f_b] && decide && rm[o_entry[f_b*EW +: EW]*BANKS + f_b]);
+        for (f_k = 0; f_k < T; f_k = f_k + 1) begin
+            assert(cnt[f_k*UW +: UW] <= UNITS_C);
+            assert(nbar[f_k*2 +: 2] <= ((f_k < LOCAL) ? LB_C : RB_C));
+            if (nbar[f_k*2 +: 2] != 2'd0) assert(len0[f_k*UW +: UW] <= cnt[f_k*UW +: UW]);
+            if (nbar[f_k*2 +: 2] == 2'd2) assert({1'b0, len0[f_k*UW +: UW]} + len1[f_k*UW +: UW] <= cnt[f_k*UW +: UW]);
+        end
+    end
+    reg f_rst_q = 1'b0;
+    always @(posedge clk) f_rst_q <= rst;
+    always @* if (f_rst_q) assert(cnt == 0 && nbar == 0 && issue_valid == 0 && barrier == 0 && result == 0 && occupancy == 0);
+`endif
+`endif
 endmodule

@@ -172,4 +172,95 @@ module nvw_fifo #(
             waiting <= {{(16-EPW){1'b0}}, n_wait};
         end
     end
+`ifdef FORMAL
+    // ---- formal properties (formal/prove.py; docs/rtl.md "Formal properties"). Not synthesized,
+    // not Verilated: only `read_verilog -formal -DFORMAL` sees this. Each property group is
+    // compiled in by its FP_* define; f_* are formal-only shadow signals. ----
+    reg f_init = 1'b1;                               // the first cycle: reset
+    always @(posedge clk) f_init <= 1'b0;
+    always @* if (f_init) assume(rst); else assume(!rst);
+    wire f_on = !rst && !f_init;
+    // entries between head and head + cnt: their number of markers (section 7.2.5 ring)
+    integer f_j, f_r, f_nm;
+    always @* begin
+        f_nm = 0;
+        for (f_j = 0; f_j < ENTRIES; f_j = f_j + 1) begin
+            f_r = f_j - head;
+            if (f_r < 0) f_r = f_r + ENTRIES;
+            if (f_r < cnt && mem[f_j][W-1]) f_nm = f_nm + 1;
+        end
+    end
+`ifdef FP_fifo_order
+    // witness f_k (any constant): the push with sequence number f_k leaves as the f_k-th pop,
+    // marker bit and payload unchanged, so every entry (write or marker) leaves in push order
+    localparam FSW = CW + 2;
+    (* anyconst *) reg [FSW-1:0] f_k;
+    reg [FSW-1:0] f_in = {FSW{1'b0}}, f_out = {FSW{1'b0}}, f_d;
+    reg           f_fly = 1'b0;
+    reg [W-1:0]   f_val;
+    integer       f_i;
+    always @(posedge clk)
+        if (rst) begin
+            f_in <= {FSW{1'b0}}; f_out <= {FSW{1'b0}}; f_fly <= 1'b0;
+        end else begin
+            if (wr_en) f_in <= f_in + 1'b1;
+            if (do_pop) f_out <= f_out + 1'b1;
+            if (wr_en && f_in == f_k) begin f_fly <= 1'b1; f_val <= {push_marker, push_payload}; end
+            else if (do_pop && f_out == f_k) f_fly <= 1'b0;
+        end
+    always @* begin
+        f_d = f_k - f_out;
+        f_i = head + f_d;
+        if (f_i >= ENTRIES) f_i = f_i - ENTRIES;
+        if (f_on) begin
+            assert(f_in - f_out == {{(FSW-CW){1'b0}}, cnt});
+            assert(f_fly == (f_d < {{(FSW-CW){1'b0}}, cnt}));
+            if (f_fly) assert(mem[f_i] == f_val);
+            if (do_pop && f_out == f_k) assert(f_fly && hv == f_val);
+            assert(cnt <= FULL && head <= LAST[PW-1:0]);
+        end
+    end
+`endif
+`ifdef FP_marker
+    // section 6.1: a p_flush marker dequeues the entries ahead of it (they go downstream), then
+    // L1 (ACK_MODE 0): passes downstream itself once at the head; L2 (ACK_MODE 1): retires only
+    // at the head once every write-back is acknowledged, and then at once; the entries behind it
+    // wait; it never blocks a push; without a marker (or drain_all / a full FIFO) nothing leaves
+    always @* if (f_on) begin
+        assert(f_nm == nmark && nmark <= cnt && cnt <= FULL && head <= LAST[PW-1:0]);
+        assert(nout <= OMAX);
+        if (do_pop) assert(cnt != 0 && (nmark != 0 || drain_all || cnt == FULL));
+        if (cnt != 0 && nmark != 0 && !hv[W-1] && out_ready && (ACK_MODE == 0 || n_out < OMAX))
+            assert(do_pop && o_valid && !o_marker && o_payload == hv[PAYLOAD_W-1:0]);
+        if (push_valid) assert((o_res == 2'd1) == (cnt - (do_pop ? 1'b1 : 1'b0) < FULL));
+        if (ACK_MODE == 0) begin
+            assert(!o_done);
+            if (cnt != 0 && hv[W-1] && out_ready)
+                assert(do_pop && o_valid && o_marker && o_payload == hv[PAYLOAD_W-1:0]);
+        end else if (ACK_MODE == 1) begin
+            if (o_done) assert(cnt != 0 && hv[W-1] && do_pop && n_out == 0 && o_tag == hv[PAYLOAD_W-1:0]);
+            if (cnt != 0 && hv[W-1] && n_out == 0) assert(o_done);
+            if (cnt != 0 && hv[W-1] && n_out != 0) assert(!do_pop && !o_valid);
+            if (o_valid) assert(!o_marker);
+        end
+    end
+`endif
+`ifdef FP_structural
+    // no overflow / underflow (FIFO, markers, outstanding write-backs), outputs mirror the state,
+    // reset state
+    always @* if (f_on) begin
+        assert(cnt <= FULL && nmark <= cnt && f_nm == nmark && head <= LAST[PW-1:0]);
+        assert(nout <= OMAX);
+        if (wr_en) assert(cnt - (do_pop ? 1'b1 : 1'b0) < FULL);
+        if (do_pop) assert(cnt != 0);
+        if (ACK_MODE != 2) assert(count == {{(16-CW){1'b0}}, cnt} && outstanding == {{(16-OW){1'b0}}, nout});
+    end
+    reg f_rst_q = 1'b0;
+    always @(posedge clk) f_rst_q <= rst;
+    always @* if (f_rst_q) begin
+        assert(cnt == 0 && head == 0 && nmark == 0 && nout == 0);
+        assert(!out_valid && !done_valid && push_result == 0 && count == 0 && outstanding == 0);
+    end
+`endif
+`endif
 endmodule

@@ -496,4 +496,116 @@ module sbrp_pb (clk, rst, ack, ack_phase, op, warp, fence_type, line, entry, flu
             count <= {{(16-CW){1'b0}}, n_cnt};
         end
     end
+`ifdef FORMAL
+    // ---- formal properties (formal/prove.py; docs/rtl.md "Formal properties"). Not synthesized,
+    // not Verilated: only `read_verilog -formal -DFORMAL` sees this. Each property group is
+    // compiled in by its FP_* define; f_* are formal-only shadow signals. ----
+    reg f_init = 1'b1;                               // the first cycle: reset
+    always @(posedge clk) f_init <= 1'b0;
+    always @* if (f_init) assume(rst); else assume(!rst);
+    wire f_on = !rst && !f_init;
+    // legal inputs: a stalled warp (ODM, EDM or waiting for a free entry) issues nothing
+    always @* if (f_on && op != 2'd0 && {26'd0, warp} < WARPS32) assume(!((r_odm | r_edm | fw) & b));
+    integer f_s, f_n;
+`ifdef FP_actr
+    // ACTR[p] is the number of flushes and evictions of phase p minus the acks of phase p the
+    // buffer accepted (an ack of a phase with nothing outstanding is ignored): it never
+    // underflows (nor wraps)
+    reg [15:0] f_c0 = 16'd0, f_c1 = 16'd0;
+    reg        f_a0, f_a1;
+    always @* begin
+        f_a0 = ack && !ack_phase && f_c0 != 16'd0;
+        f_a1 = ack && ack_phase && f_c1 != 16'd0;
+    end
+    always @(posedge clk)
+        if (rst) begin f_c0 <= 16'd0; f_c1 <= 16'd0; end
+        else begin
+            f_c0 <= f_c0 - f_a0 + (o_fv && !o_fp) + (o_ev && !o_ep);
+            f_c1 <= f_c1 - f_a1 + (o_fv && o_fp) + (o_ev && o_ep);
+        end
+    always @* if (f_on) begin
+        assert(ac0 == f_c0 && ac1 == f_c1);
+        if (ack && !ack_phase && ac0 == 16'd0) assert(!(o_fv && !o_fp && n_ac0 == 16'd0) && n_ac0 != 16'hFFFF);
+        if (ack && ack_phase && ac1 == 16'd0) assert(n_ac1 != 16'hFFFF);
+    end
+`endif
+`ifdef FP_fence_order
+    // warp f_w (any constant): once an ordering entry holding f_w retires while f_w has a flush or
+    // eviction of phase p unacknowledged (f_sf[p]), no further entry holding f_w is flushed or
+    // evicted until ACTR[p] drains to zero (every write of phase p acknowledged): an entry never
+    // drains past an unacknowledged fence of its warp
+    (* anyconst *) reg [5:0] f_w;
+    reg [WARPS-1:0] f_wm;
+    reg [15:0] f_c [0:1];
+    reg [1:0]  f_sf, f_fe;                           // per phase: f_w in flight; f_w fenced
+    reg [15:0] f_ca [0:1];
+    reg [1:0]  f_sfm, f_fem, f_sfn, f_fen, f_acc;
+    reg        f_ev_w, f_fl_w, f_rt_w;
+    integer    f_p;
+    initial begin f_c[0] = 16'd0; f_c[1] = 16'd0; f_sf = 2'b00; f_fe = 2'b00; end
+    always @* begin
+        f_wm = {WARPS{1'b0}};
+        for (f_n = 0; f_n < WARPS; f_n = f_n + 1) if ({26'd0, f_w} == f_n) f_wm[f_n] = 1'b1;
+        f_ev_w = o_ev && (wm[es] & f_wm) != 0;
+        f_fl_w = o_fv && (m & f_wm) != 0;
+        f_rt_w = did_rm && ht != T_PERSIST && (m & f_wm) != 0;
+        for (f_p = 0; f_p < 2; f_p = f_p + 1) begin
+            f_acc[f_p] = ack && ack_phase == f_p[0] && f_c[f_p] != 16'd0;
+            f_ca[f_p] = f_c[f_p] - f_acc[f_p];
+            // after the ack and the offered operation (eviction)
+            f_sfm[f_p] = (f_ca[f_p] != 16'd0 && f_sf[f_p]) || (f_ev_w && o_ep == f_p[0]);
+            f_fem[f_p] = f_ca[f_p] != 16'd0 && f_fe[f_p];
+            // after the head action
+            f_fen[f_p] = f_fem[f_p] || (f_rt_w && f_sfm[f_p]);
+            f_sfn[f_p] = f_sfm[f_p] || (f_fl_w && o_fp == f_p[0]);
+        end
+    end
+    always @(posedge clk)
+        if (rst) begin f_c[0] <= 16'd0; f_c[1] <= 16'd0; f_sf <= 2'b00; f_fe <= 2'b00; end
+        else begin
+            f_c[0] <= f_ca[0] + (o_fv && !o_fp) + (o_ev && !o_ep);
+            f_c[1] <= f_ca[1] + (o_fv && o_fp) + (o_ev && o_ep);
+            f_sf <= f_sfn; f_fe <= f_fen;
+        end
+    always @* if (f_on) begin
+        assume({26'd0, f_w} < WARPS32);
+        if (f_fl_w) assert(f_fem == 2'b00);
+        if (f_ev_w) assert(f_fe[0] == 1'b0 || f_ca[0] == 16'd0);
+        if (f_ev_w) assert(f_fe[1] == 1'b0 || f_ca[1] == 16'd0);
+    end
+`endif
+`ifdef FP_evict_order
+    // an eviction (early write-back of a dirty line) never passes an ordering entry that precedes
+    // its entry in the buffer and holds one of its warps
+    always @* if (f_on && o_ev)
+        for (f_s = 0; f_s < N; f_s = f_s + 1)
+            if (vld[f_s] && typ[f_s] != T_PERSIST && (wm[f_s] & wm[es]) != 0)
+                assert(!(rank(f_s[SW-1:0], head) < rank(es, head)));
+`endif
+`ifdef FP_coalesce_order
+    // a store never coalesces into an entry that precedes an ordering entry of its own warp
+    // (pX=a; pY=b; oFence; pX=c stalls instead, section 6.1)
+    always @* if (f_on && op == 2'd1 && co_do)
+        for (f_s = 0; f_s < N; f_s = f_s + 1)
+            if (vld[f_s] && typ[f_s] != T_PERSIST && (wm[f_s] & b) != 0)
+                assert(!(rank(f_s[SW-1:0], head) > rank(co_slot, head)));
+`endif
+`ifdef FP_structural
+    // count = valid slots <= used <= ENTRIES, pointers in range, outputs mirror the state, reset
+    always @* if (f_on) begin
+        f_n = 0;
+        for (f_s = 0; f_s < N; f_s = f_s + 1) if (vld[f_s]) f_n = f_n + 1;
+        assert(f_n == cnt && cnt <= used && used <= N_C);
+        assert({1'b0, head} < N_C && {1'b0, tail} < N_C);
+        assert(count == {{(16-CW){1'b0}}, cnt} && odm == r_odm && edm == r_edm);
+        if (cnt != 0) assert(vld[head]);
+    end
+    reg f_rst_q = 1'b0;
+    always @(posedge clk) f_rst_q <= rst;
+    always @* if (f_rst_q) begin
+        assert(cnt == 0 && used == 0 && vld == 0 && ac0 == 0 && ac1 == 0 && r_odm == 0 && r_edm == 0);
+        assert(!flush_valid && !evict_valid && result == 0 && count == 0 && actr == 0 && stalled == 0);
+    end
+`endif
+`endif
 endmodule

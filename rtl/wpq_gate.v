@@ -361,5 +361,90 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
             overflow <= n_ovf; pf <= n_pf; pf_done <= n_pfd; err <= n_er;
         end
     end
+`ifdef FORMAL
+    // ---- formal properties (formal/prove.py; docs/rtl.md "Formal properties"). Not synthesized,
+    // not Verilated: only `read_verilog -formal -DFORMAL` sees this. Each property group is
+    // compiled in by its FP_* define; f_* are formal-only shadow signals. ----
+    reg f_init = 1'b1;                               // the first cycle: reset
+    always @(posedge clk) f_init <= 1'b0;
+    always @* if (f_init) assume(rst); else assume(!rst);
+    // legal inputs: a store names a region of the window [flush ID, flush ID + REGIONS) whose
+    // boundary has not arrived here yet, nor arrives in the same cycle (stores of r reach the
+    // controller before r's boundary; the cycle order takes the boundary first)
+    reg [RID_W-1:0] f_pd;
+    always @* begin
+        f_pd = push_region - fid;
+        if (!rst && push_valid) begin
+            assume(`WPQ_Z32(f_pd, RID_W) < REGIONS);
+            assume(!wb[slot_of(push_region)]);
+            assume(!(bdry_valid && bdry_region == push_region));
+        end
+    end
+    // every group: the queue never holds more than ENTRIES stores (inductive helper)
+    always @* if (!rst && !f_init) assert(cnt <= ENTRIES);
+    // ... and once the flush-ACK of the flush-ID region went out, that region is persisted and
+    // has no store left here
+    always @* if (!rst && !f_init && fsent) assert(!(|match) && pers_of(wb, wba, slot_of(fid)));
+`ifdef FP_window
+    // the queue holds no write of a committed region: every queued entry is of a region in the
+    // window [flush ID, flush ID + REGIONS), and none of the flush-ID region after its flush-ACK
+    reg [RID_W-1:0] f_qd;
+    integer fj;
+    always @* if (!rst && !f_init) begin
+        for (fj = 0; fj < ENTRIES; fj = fj + 1) begin
+            f_qd = q[fj][QW-1 -: RID_W] - fid;
+            if (qv[fj]) assert(`WPQ_Z32(f_qd, RID_W) < REGIONS);
+        end
+    end
+`endif
+`ifdef FP_drain_order
+    // LightWSP IV-D: a write of region r leaves for PM only when every older region is committed
+    // at this controller, i.e. r is the flush-ID region (regions < flush ID are committed, the
+    // flush-ID region is the oldest uncommitted one). Fails with UNGATED = 1.
+    always @* if (!rst && !f_init && o_dv) assert(o_dr == fid);
+`endif
+`ifdef FP_persist_gate
+    // a drained write is of a persisted region (boundary here + MCS-1 bdry-ACKs), or undo-logged
+    // (overflow mode); never both undo and persisted
+    reg [3:0] f_ba;
+    reg       f_pers;
+    always @* begin
+        // persisted, from the registered window and this cycle's boundary / bdry-ACK (the
+        // next-state window is cleared again by a commit in the same cycle)
+        f_ba = wba[slot_of(fid)*4 +: 4];
+        if (back_valid && back_region == fid && f_ba != 4'hF) f_ba = f_ba + 4'd1;
+        f_pers = (wb[slot_of(fid)] || (bdry_valid && bdry_region == fid)) && (`WPQ_Z32(f_ba, 4) + 1 >= MCS);
+        if (!rst && !f_init && o_dv) assert(f_pers != o_du);
+    end
+`endif
+`ifdef FP_commit
+    // a region commits only when persisted, flushed here (no entry left, flush-ACK sent) and
+    // flushed at the other MCS-1 controllers; the flush ID advances by exactly one
+    always @* if (!rst && !f_init && o_cv) begin
+        assert(pers && (fsent || o_fav) && !has_f_post && t32 + 1 >= MCS);
+        assert(o_cr == fid && n_fid == fid + 1'b1);
+    end
+    always @* if (!rst && !f_init && !o_cv) assert(n_fid == fid);
+`endif
+`ifdef FP_structural
+    // no overflow / underflow of the queue; a drain takes a valid entry; registered outputs
+    // mirror the state; reset state
+    always @* if (!rst && !f_init) begin
+        if (push_do) assert(app == cnt - (drained ? 1'b1 : 1'b0) && app < ENTRIES);
+        if (drained) assert(cnt != {CW{1'b0}} && |first);
+        if (o_res == 3'd1) assert(push_do);
+        assert(cnt <= ENTRIES);
+        assert(count == {{(16-CW){1'b0}}, cnt});
+        assert(flush_id == fid && overflow == ovf && pf == pfl && pf_done == pfd);
+        if (UNGATED != 0) assert(!ovf && !undo);
+    end
+    reg f_rst_q = 1'b0;
+    always @(posedge clk) f_rst_q <= rst;
+    always @* if (f_rst_q) begin
+        assert(cnt == 0 && fid == 0 && wb == 0 && !fsent && !ovf && !pfl && !pfd);
+        assert(!drain_valid && !commit_valid && push_result == 0 && count == 0 && !err);
+    end
+`endif
+`endif
 endmodule
 `undef WPQ_Z32

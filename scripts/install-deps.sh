@@ -16,7 +16,8 @@ PKGS=(
   "${MINIMAL[@]}"
   googletest libgtest-dev   # unit and integration tests
   verilator                 # RTL lint and co-simulation
-  yosys                     # synthesis for area reports
+  yosys                     # synthesis for area reports; yosys-smtbmc for make formal
+  cvc5                      # SMT solver of make formal (formal/prove.py; Debian's boolector 1.5 and z3 4.8.12 do not work with yosys-smtbmc here)
   qflow-tech-osu018         # OSU 0.18 um standard-cell liberty
   opensta                   # static timing of the synthesized netlists (make timing, /usr/bin/sta)
   valgrind                  # lackey memory traces of real programs (scripts/record-real-program.sh)

@@ -308,6 +308,69 @@ TEST(WpqGate, Random_wpq_small_ungated)
     sp.print(n);
 }
 
+// The formal counterexample of the UNGATED drain order (formal/prove.py --cex wpq_ungated, turned
+// into a stimulus by formal/vcd2stim.py; checked in as results/formal/wpq_small_ungated_cex.stim,
+// PERSIM_REPLAY=FILE replays another one): the ungated RTL and the ungated C core agree on every
+// output of every cycle and both drain a region ahead of the flush ID; the gated C core, fed the
+// same inputs, drains nothing ahead of its flush ID.
+std::vector<wpq_gate_in> read_stim(const char *path)
+{
+    std::vector<wpq_gate_in> v;
+    FILE *f = std::fopen(path, "r");
+    if (!f) return v;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        unsigned long long x[14];
+        if (std::sscanf(line, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1],
+                        &x[2], &x[3], &x[4], &x[5], &x[6], &x[7], &x[8], &x[9], &x[10], &x[11], &x[12], &x[13]) != 14)
+            continue;
+        wpq_gate_in in{};
+        in.push_valid = x[0]; in.push_region = x[1]; in.push_addr = x[2]; in.push_data = x[3];
+        in.bdry_valid = x[4]; in.bdry_region = x[5]; in.back_valid = x[6]; in.back_region = x[7];
+        in.fack_valid = x[8]; in.fack_region = x[9]; in.drain_ready = x[10]; in.ld_valid = x[11];
+        in.ld_line = x[12]; in.power_fail = x[13];
+        v.push_back(in);
+    }
+    std::fclose(f);
+    return v;
+}
+
+TEST(WpqGate, FormalCexReplay_wpq_small_ungated)
+{
+    const char *env = std::getenv("PERSIM_REPLAY");
+    const char *path = env && *env ? env : PERSIM_FORMAL_CEX;
+    std::vector<wpq_gate_in> stim = read_stim(path);
+    ASSERT_FALSE(stim.empty()) << "no stimulus in " << path;
+    std::printf("replaying %zu cycles of %s\n", stim.size(), path);
+    // ungated: RTL and C core in lockstep
+    WpqBench<Vwpq_gate_wpq_small_ungated> b(rtlp_wpq_small_ungated_cfg());
+    wpq_gate_out o{};
+    uint32_t fid = 0, ahead = 0;
+    for (const wpq_gate_in &in : stim) {
+        ASSERT_TRUE(b.step_in(in, &o));
+        if (o.drain_valid && o.drain_region != fid) ahead++;
+        fid = o.flush_id;
+    }
+    EXPECT_GE(ahead, 1u) << "the counterexample no longer drains a region ahead of the flush ID";
+    // gated C core on the same inputs: refuses that order
+    const wpq_gate_cfg gc = rtlp_wpq_small_cfg();
+    std::vector<uint64_t> mem(wpq_gate_bytes(&gc) / 8 + 1);
+    wpq_gate *g = reinterpret_cast<wpq_gate *>(mem.data());
+    ASSERT_EQ(wpq_gate_init(g, &gc), 0);
+    uint32_t gfid = 0, gahead = 0, gdrains = 0;
+    for (const wpq_gate_in &in : stim) {
+        wpq_gate_out go{};
+        wpq_gate_step(g, &in, &go);
+        if (go.drain_valid) gdrains++;
+        if (go.drain_valid && go.drain_region != gfid) gahead++;
+        gfid = go.flush_id;
+    }
+    EXPECT_EQ(gahead, 0u);
+    std::printf("ungated: %u drain(s) ahead of the flush ID (RTL = C); gated core: %u drain(s), 0 ahead\n",
+                ahead, gdrains);
+}
+
 // Planted bugs (tb/wpq_gate_planted.c): the random lockstep runs with a planted C core against the
 // correct RTL; each test passes only if the co-simulation reports a C/RTL mismatch, and prints it.
 template <class V>
