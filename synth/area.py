@@ -368,14 +368,19 @@ def write_tables(rows, outdir):
         f.write("\n".join(md) + "\n")
 
 
-def main():
+def common_args():
+    """The options area.py and timing.py share (output, cache folder, parallel jobs, presets, smoke)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "area"))
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "synth"))
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--smoke", action="store_true")
-    a = ap.parse_args()
+    return ap
+
+
+def main():
+    a = common_args().parse_args()
     d = rtl_presets.load()
     areas = lib_areas()
     if a.smoke:

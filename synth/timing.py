@@ -21,7 +21,6 @@ says (and wires, which this flow does not model, got relatively slower still). A
 a paper's clock under this rule misses it under any more realistic one. The rule is fixed here and
 is not fitted to any paper's number.
 """
-import argparse
 import concurrent.futures as cf
 import csv
 import os
@@ -526,13 +525,7 @@ def time_point(res, sdc, cal, area_row):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(ROOT, "results", "area"))
-    ap.add_argument("--work", default=os.path.join(ROOT, "build", "synth"))
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--only", nargs="*")
-    ap.add_argument("--smoke", action="store_true")
-    a = ap.parse_args()
+    a = area.common_args().parse_args()
     d = rtl_presets.load()
     areas = area.lib_areas()
     cal = calibrate()
