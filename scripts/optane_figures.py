@@ -298,9 +298,9 @@ def readme(spec, out, results, drew, samples):
           + (f"; **{', '.join(bad)}** do not" if bad else "") + ".",
           "- Removing the on-DIMM buffer flattens the pointer chase below 16 MB (no 16 KB plateau), makes a "
           "sequential read as slow as a random one and gives sequential 64 B writes the same 4x amplification "
-          "as random ones: the claims that need the buffer fail (ctest `optane.without_buffer`).",
+          "as random ones: the claims that need the buffer fail (ctest `optane.validation_no_buffer`).",
           "- Removing the AIT cache lifts every media access by `nvm.ait_miss_ns` and removes the second knee "
-          "(ctest `optane.without_ait`).",
+          "(ctest `optane.validation_no_ait`).",
           f"- Thread scaling: persim's 256 B writes reach 90% of their peak at "
           f"{fmt_m('write_saturation_threads', full['write_saturation_threads'][0])} threads ([IZ]: 4) and its reads at "
           f"{fmt_m('read_peak_threads', full['read_peak_threads'][0])} ([IZ]: 17). A harness thread keeps 10 requests in "
