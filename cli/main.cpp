@@ -49,6 +49,8 @@ const char *kUsage =
     "  persim trace --workload W [--out FILE] [options]                 write a workload's op streams as a trace\n"
     "                                                                    (FILE.zst: zstd-compressed)\n"
     "  persim list  [systems|models|workloads|keys]                      what can be chosen, with defaults and units\n"
+    "  persim config diff [--config F ...] [--set k=v]                  the keys that differ from their defaults\n"
+    "  persim config schema                                              a JSON Schema of every key (for editors)\n"
     "  persim list rtl [--config F ...] [--set k=v]                    the Verilog parameters a configuration gives each RTL block (JSON)\n"
     "  persim check --model M (--trace F | --workload W) [options]       are the program's `require`s guaranteed by M,\n"
     "                                                                    kept by this run? (docs/checking.md)\n"
@@ -128,6 +130,7 @@ const std::vector<std::string> &options_of(const std::string &cmd)
                    "--sample", "--target", "--time-recovery", "--worst"}},
         {"trace", {"--workload", "--out", "-o", "--size", "--seed"}},
         {"list", {"--markdown"}},
+        {"config", {}},
     };
     static std::map<std::string, std::vector<std::string>> all;
     if (!all.count(cmd)) {
@@ -155,9 +158,9 @@ Args parse(int argc, char **argv)
         std::printf("persim %s (%s)\n", version(), git_describe());
         std::exit(0);
     }
-    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash")
+    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash" && a.cmd != "config")
         die("unknown command '" + a.cmd + "'" +
-            did_you_mean(a.cmd, {"run", "trace", "list", "check", "crash", "sweep", "trace-program", "device"}) +
+            did_you_mean(a.cmd, {"run", "trace", "list", "check", "crash", "sweep", "trace-program", "device", "config"}) +
             " (try persim --help)");
     for (int i = 2; i < argc; ++i) {
         std::string s = argv[i];
@@ -245,6 +248,70 @@ std::string fmt_default(const ParamDef &p)
     return p.def.is_string() ? p.def.get<std::string>() : p.def.dump();
 }
 
+// persim config diff: the keys whose resolved value differs from the default, with both.
+// persim config schema: a JSON Schema (draft-07) of every key, for editors and validators.
+int cmd_config(const Args &a)
+{
+    using nlohmann::json;
+    const std::string what = a.positional.empty() ? "" : a.positional[0];
+    if (what != "diff" && what != "schema")
+        die("config: expected `diff` or `schema`" + (what.empty() ? std::string() : ", got '" + what + "'" + did_you_mean(what, {"diff", "schema"})));
+    const Config c = build_config(a);
+    const json flat = c.flat();
+    if (what == "diff") {
+        size_t n = 0;
+        for (const auto &p : config_schema()) {
+            const json &v = flat.at(p.key);
+            if (v == p.def) continue;
+            std::printf("%-40s %-14s (default %s)%s%s\n", p.key.c_str(), v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str(),
+                        fmt_default(p).c_str(), p.unit.empty() || p.unit == "-" ? "" : "  ", p.unit == "-" ? "" : p.unit.c_str());
+            ++n;
+        }
+        std::fprintf(stderr, "persim config diff: %zu of %zu keys differ from their defaults (sources: %s)\n", n,
+                     config_schema().size(), c.sources().empty() ? "none" : [&] {
+                         std::string s;
+                         for (const auto &x : c.sources()) s += (s.empty() ? "" : ", ") + x;
+                         return s;
+                     }().c_str());
+        return 0;
+    }
+    json props = json::object();
+    for (const auto &p : config_schema()) {
+        json d = {{"description", p.desc + (p.unit.empty() || p.unit == "-" ? "" : " [" + p.unit + "]")}, {"default", p.def}};
+        switch (p.type) {
+        case PType::Int: d["type"] = "integer"; break;
+        case PType::Float: d["type"] = "number"; break;
+        case PType::Bool: d["type"] = "boolean"; break;
+        case PType::String: d["type"] = "string"; break;
+        case PType::Enum: d["type"] = "string"; d["enum"] = p.choices; break;
+        }
+        if (p.type == PType::Int || p.type == PType::Float) {
+            if (p.min > -1e299) d["minimum"] = p.min;
+            if (p.max < 1e299) d["maximum"] = p.max;
+        }
+        // nested objects, as config files write them (section.key)
+        json *at = &props;
+        std::string k = p.key;
+        for (size_t dot; (dot = k.find('.')) != std::string::npos; k = k.substr(dot + 1)) {
+            json &sect = (*at)[k.substr(0, dot)];
+            if (sect.is_null())
+                sect = {{"type", "object"}, {"additionalProperties", false}, {"patternProperties", {{"^_", json::object()}}},
+                        {"properties", json::object()}};
+            at = &sect["properties"];
+        }
+        (*at)[k] = d;
+    }
+    json schema = {{"$schema", "http://json-schema.org/draft-07/schema#"},
+                   {"title", "persim configuration"},
+                   {"description", "Every key persim reads (persim list keys); keys starting with '_' are comments."},
+                   {"type", "object"},
+                   {"patternProperties", {{"^_", json::object()}}},
+                   {"additionalProperties", false},
+                   {"properties", props}};
+    std::printf("%s\n", schema.dump(1).c_str());
+    return 0;
+}
+
 int cmd_list(const Args &a)
 {
     std::string what = a.positional.empty() ? "all" : a.positional[0];
@@ -297,8 +364,11 @@ int cmd_list(const Args &a)
                     "Config files are JSON (comments allowed); nested objects flatten to dotted keys, so\n"
                     "`{\"nvm\": {\"read_latency_ns\": 300}}` sets `nvm.read_latency_ns`. Files given with repeated\n"
                     "`--config` are merged in order, then `--set key=value` applies. Unknown keys and out-of-range\n"
-                    "values are errors naming the file and key. Keys whose last component starts with `_` are\n"
-                    "ignored (use them for comments in strict JSON).\n\n"
+                    "values are errors naming the file and key. Keys with a component starting with `_` are\n"
+                    "ignored (use them for comments in strict JSON; a run's `config.json` keeps what else made the\n"
+                    "run under `_run`, so it loads back with `--config` as it is). `persim config diff` lists the\n"
+                    "keys that differ from their defaults; `docs/config.schema.json` (`persim config schema`) is a\n"
+                    "JSON Schema of every key for editors.\n\n"
                     "| key | default | unit | description |\n|---|---|---|---|\n");
         for (const auto &p : config_schema()) {
             std::string d = p.desc;
@@ -601,6 +671,7 @@ int sc_main(int argc, char **argv)
     try {
         Args a = parse(argc, argv);
         if (a.cmd == "list") return cmd_list(a);
+        if (a.cmd == "config") return cmd_config(a);
         if (!a.positional.empty()) die("unexpected argument '" + a.positional[0] + "'");
         if (a.cmd == "trace") return cmd_trace(a);
         g_argv0 = argv[0];

@@ -280,8 +280,9 @@ RunResult run_simulation(const RunSpec &spec)
         if (ec) throw ConfigError(res.out_dir + ": cannot create output directory: " + ec.message());
         std::ofstream(res.out_dir + "/stats.json") << res.stats.dump(1) << "\n";
         json cj = spec.cfg.resolved();
-        cj["run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
-                     {"sets", s_sets(spec)}, {"config_sources", spec.cfg.sources()}};
+        // "_run": what else made the run (a '_' key: the file loads back with --config as it is)
+        cj["_run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
+                      {"sets", s_sets(spec)}, {"config_sources", spec.cfg.sources()}};
         std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
         std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
                                               (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string()

@@ -582,7 +582,8 @@ bool point_done(const Point &p, const std::string &exe)
     } catch (...) {
         return false;
     }
-    json run = cf.contains("run") ? cf["run"] : json();
+    json run = cf.contains("_run") ? cf["_run"] : cf.contains("run") ? cf["run"] : json();   // "run": before issue 26
+    cf.erase("_run");
     cf.erase("run");
     return cf == want && run.is_object() && run.value("model", "") == p.model &&
            run.value("workload", "") == p.workload && run.value("size", (uint64_t)0) == size;

@@ -156,11 +156,14 @@ void Config::load_json(const json &j, const std::string &origin)
     std::vector<std::pair<std::string, json>> kv;
     flatten(j, "", kv);
     for (auto &e : kv) {
-        // Keys starting with '_' (e.g. "_source") are comments.
-        auto last = e.first.rfind('.');
-        std::string leaf = last == std::string::npos ? e.first : e.first.substr(last + 1);
-        if (!leaf.empty() && leaf[0] == '_') continue;
-        set(e.first, e.second, origin);
+        // Keys with a component starting with '_' (e.g. "_source", or the "_run" object of a run's
+        // config.json) are comments.
+        const std::string &k = e.first;
+        bool comment = !k.empty() && k[0] == '_';
+        for (size_t d = k.find('.'); !comment && d != std::string::npos; d = k.find('.', d + 1))
+            comment = d + 1 < k.size() && k[d + 1] == '_';
+        if (comment) continue;
+        set(k, e.second, origin);
     }
     sources_.push_back(origin);
 }
