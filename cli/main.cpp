@@ -73,7 +73,9 @@ const char *kUsage =
     "  --seed N           input seed (= --set sim.seed=N)\n"
     "  --set KEY=VALUE    override one config key (repeatable), e.g. --set system.pm_placement=near\n"
     "  --out DIR          where stats.json and config.json go (run; default results/runs/<name>-<hash>,\n"
-    "                     the hash over the resolved configuration, model, program and size);\n"
+    "                     the hash over the resolved configuration, model, program and size); a folder\n"
+    "                     that holds a result is refused unless --force;\n"
+    "  --force            run: overwrite the result in the output folder\n"
     "                     trace: output file (default: stdout)\n"
     "  --csv FILE         CSV file to append the run's row to (default: <out>/../runs.csv; other systems than\n"
     "                     the gpu: <out>/../runs-KIND.csv, KIND = system.kind)\n"
@@ -114,7 +116,7 @@ struct Args {
     std::vector<std::string> configs, sets;
     std::string model, workload, trace, out, csv, vcd, size, seed, logw;
     std::string points, images, at, sample, target;
-    bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false;
+    bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false, force = false;
     std::vector<std::string> positional;
     std::vector<std::string> given;   // the options given, as spelled (for the per-command check)
 };
@@ -124,7 +126,8 @@ const std::vector<std::string> &options_of(const std::string &cmd)
 {
     static const std::vector<std::string> common = {"--config", "--set", "--quiet", "-q"};
     static const std::map<std::string, std::vector<std::string>> per = {
-        {"run", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--vcd", "--log-warp", "--size", "--seed", "--check"}},
+        {"run", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--vcd", "--log-warp", "--size", "--seed", "--check",
+                 "--force"}},
         {"check", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed"}},
         {"crash", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed", "--points", "--images", "--at",
                    "--sample", "--target", "--time-recovery", "--worst"}},
@@ -197,6 +200,7 @@ Args parse(int argc, char **argv)
         else if (s == "--seed") a.seed = val("--seed");
         else if (s == "--quiet" || s == "-q") a.quiet = true;
         else if (s == "--check") a.check = true;
+        else if (s == "--force") a.force = true;
         else if (s == "--points") a.points = val("--points");
         else if (s == "--images") a.images = val("--images");
         else if (s == "--at") a.at = val("--at");
@@ -476,6 +480,7 @@ int cmd_run(const Args &a)
     RunSpec s = spec_of(a);
     s.vcd = a.vcd;
     s.quiet = a.quiet;
+    s.keep_results = !a.force;
     if (!a.logw.empty()) {
         unsigned b, w;
         char extra;

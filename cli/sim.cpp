@@ -190,6 +190,12 @@ RunResult run_simulation(const RunSpec &spec)
     if (!L.prog || L.prog->nkernels == 0)
         throw ConfigError((spec.trace.empty() ? "workload '" + spec.workload + "'" : spec.trace) +
                           ": the program has no kernels: nothing to run");
+    if (spec.write_files && spec.keep_results) {
+        // Checked before simulating: a result is never overwritten without --force.
+        const std::string dir = spec.out_dir.empty() ? "results/runs/" + auto_name(spec, L.size) : spec.out_dir;
+        if (fs::exists(dir + "/stats.json"))
+            throw ConfigError(dir + " already holds a result (stats.json): pass --force to overwrite it, or give another --out");
+    }
     const LoadedProgram lp{L.prog, L.img, L.wl, L.ctx, L.size};
     if (spec.observer) spec.observer->on_loaded(lp);
 

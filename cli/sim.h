@@ -52,6 +52,7 @@ struct RunSpec {
     std::string vcd;
     int log_block = -1, log_warp = -1; // --log-warp B:W: per-op timeline of that warp on stderr             // optional VCD waveform of PB occupancy / ACTR per SM
     bool write_files = true;
+    bool keep_results = false;   // persim run without --force: refuse an output folder that holds a result
     bool quiet = false;
     DurableSink *sink = nullptr; // optional: sees every write as it becomes durable
     RunObserver *observer = nullptr; // optional: checker / crash driver (sc_models/check.h)

@@ -142,7 +142,10 @@ def main():
 # ---- running one persim process -----------------------------------------------------------------------
 
 def timed(cmd):
-    """Runs cmd; (CompletedProcess, wall seconds, CPU seconds of the child: user + sys)."""
+    """Runs cmd; (CompletedProcess, wall seconds, CPU seconds of the child: user + sys). A `--out`
+    folder of an earlier repetition is removed first (persim run refuses to overwrite a result)."""
+    if "--out" in cmd:
+        shutil.rmtree(cmd[cmd.index("--out") + 1], ignore_errors=True)
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -98,6 +99,7 @@ def main():
 
     def run(job):
         wl, label, out, cmd = job
+        shutil.rmtree(out, ignore_errors=True)   # a rerun of the demo replaces its own runs (persim run keeps results)
         p = subprocess.run(cmd, capture_output=True, text=True)
         return job, p
 

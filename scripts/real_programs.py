@@ -33,6 +33,7 @@ results/broi/fig9.csv / fig10.csv (not rerun here).
 import argparse
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,7 @@ def run(persim, cfg, model, trace, out):
     csv_path = out + ".csv"
     if os.path.exists(csv_path):
         os.unlink(csv_path)
+    shutil.rmtree(out, ignore_errors=True)   # a rerun replaces this script's own run (persim run keeps results)
     cmd = [persim, "run", "--config", cfg, "--model", model, "--trace", trace, "--quiet", "--out", out, "--csv", csv_path]
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)

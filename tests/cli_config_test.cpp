@@ -69,3 +69,17 @@ TEST(CliConfig, ShippedSchemaIsCurrent)
     std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_EQ(file, o.text) << "regenerate with: build/persim config schema > docs/config.schema.json";
 }
+
+// A result is never overwritten without --force (issue 26 item 4), and the check comes before the
+// simulation (the refusal is immediate).
+TEST(CliConfig, ResultsAreKeptWithoutForce)
+{
+    const std::string d = tmpdir("keep");
+    const std::string run = "run --config " + kSrc + "/configs/gpu_small.json --model sbrp --workload scan --size small --quiet --out " + d + "/r";
+    ASSERT_EQ(sh(run).code, 0);
+    Out again = sh(run);
+    EXPECT_EQ(again.code, 1);
+    EXPECT_NE(again.text.find("already holds a result"), std::string::npos) << again.text;
+    EXPECT_NE(again.text.find("--force"), std::string::npos) << again.text;
+    EXPECT_EQ(sh(run + " --force").code, 0);
+}

@@ -115,7 +115,7 @@ TEST(Cli, DeadlockIsReportedWithStuckWarps)
                           "persim-trace 1\nkernel k blocks=1 threads=64\nwarp 0 0\n"
                           "acquire 0x10000001000 4 1 block\nwarp 0 1\nst 0x10000000000 4 = 7\n");
     for (const char *m : {"sbrp", "epoch"}) {
-        Out o = sh("run " + kSmall + " --model " + m + " --trace " + f + " --out " + d + "/o --quiet");
+        Out o = sh("run " + kSmall + " --model " + m + " --trace " + f + " --out " + d + "/o-" + m + " --quiet");
         EXPECT_EQ(o.code, 3) << o.text;
         EXPECT_NE(o.text.find("deadlock"), std::string::npos) << o.text;
         EXPECT_NE(o.text.find("block 0, warp 0"), std::string::npos) << o.text;
