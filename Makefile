@@ -2,6 +2,7 @@
 #   make demo        install what the persim binary needs, build only it, run the main demo (first result)
 #   make test        install everything, build, run every test through ctest (SAN=1: ASan+UBSan)
 #   make help        this list (every target of this Makefile and mk/*.mk)
+#   make install     persim, configs, docs, man page, bash completion under PREFIX (default /usr/local)
 #   make test-fast   build, run the quick tier only (ctest -L fast: cores, workloads, CLI basics)
 #   make bench       simulation speed, every part side by side with a baseline revision (results/bench/README.md)
 #   make figures-all every paper's evaluation, resumable, with progress (TIER=quick|paper; docs/figures.md)
@@ -21,7 +22,7 @@ PERSIM  := $(BUILD)/persim
 # Debian's python3 has python3-matplotlib (installed by scripts/install-deps.sh).
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 
-.PHONY: all deps deps-min configure build test test-fast golden-compare demo bench clean help
+.PHONY: all deps deps-min configure build install test test-fast golden-compare demo bench clean help
 
 # Extra targets from other areas (rtl/area/coverage, figures ...)
 -include mk/*.mk
@@ -73,6 +74,15 @@ demo: deps-min
 
 bench: build
 	$(PYTHON) scripts/bench.py --persim $(PERSIM) $(BENCH_ARGS)
+
+# Installs persim, its configs, docs, man page and bash completion under PREFIX (default /usr/local).
+PREFIX ?= /usr/local
+install: deps-min
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -G Ninja $(CMFLAGS) -DPERSIM_TESTS=OFF
+	cmake -S . -B $(BUILD) -G Ninja >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target persim
+	-cmake --build $(BUILD) --target persim_man
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf build build-san

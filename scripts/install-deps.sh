@@ -11,6 +11,7 @@ MINIMAL=(
   nlohmann-json3-dev        # config / stats JSON
   libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
   python3-matplotlib        # result plots (PNG; the demo draws one)
+  help2man                  # the man page `make install` writes from persim --help
 )
 PKGS=(
   "${MINIMAL[@]}"
