@@ -15,7 +15,7 @@
 #include <functional>
 #include <queue>
 #include <string>
-#include <sys/stat.h>
+#include <filesystem>
 #include <vector>
 #include "config.h"
 #include "cores_util.h"
@@ -163,19 +163,6 @@ FILE *open_csv(const std::string &dir, const char *name, const char *header)
     return f;
 }
 
-void mkdirs(const std::string &dir)
-{
-    std::string cur;
-    for (size_t i = 0; i <= dir.size(); ++i) {
-        if (i == dir.size() || dir[i] == '/') {
-            if (!cur.empty()) ::mkdir(cur.c_str(), 0755);
-        }
-        if (i < dir.size()) cur += dir[i];
-    }
-    struct stat sb;
-    if (::stat(dir.c_str(), &sb) != 0 || !S_ISDIR(sb.st_mode)) fail("cannot create " + dir);
-}
-
 uint64_t parse_u(const std::string &opt, const std::string &v)
 {
     char *end = nullptr;
@@ -230,7 +217,9 @@ int device_main(int argc, char **argv)
     } catch (const ConfigError &e) {
         fail(e.what());
     }
-    mkdirs(out);
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) fail(out + ": cannot create output directory: " + ec.message());
     const uint64_t host = ns_to_ps(host_ns);
     const uint64_t warm = samples;
 

@@ -12,6 +12,14 @@ extern char **environ;
 
 namespace persim {
 
+std::string csv_field(const std::string &s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+}
+
 std::string shell_quote(const std::string &s)
 {
     if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:+,-@%") ==

@@ -9,6 +9,8 @@ namespace persim {
 
 // s quoted for a POSIX shell (unchanged when it needs no quoting).
 std::string shell_quote(const std::string &s);
+// s as one CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break).
+std::string csv_field(const std::string &s);
 // argv as one shell command line.
 std::string join_cmd(const std::vector<std::string> &argv);
 // This executable's absolute path (/proc/self/exe; else argv0 made absolute).

@@ -1,5 +1,6 @@
 #include "sim.h"
 #include <algorithm>
+#include "proc.h"
 #include "suggest.h"
 
 #include <chrono>
@@ -113,17 +114,6 @@ std::string auto_name(const RunSpec &s, uint64_t size)
     o << "-" << hx;
     return o.str();
 }
-
-// One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break).
-std::string csv_field(const std::string &v)
-{
-    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-    std::string q = "\"";
-    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
-json s_sets(const RunSpec &s) { return json(s.sets); }
 
 std::string joined_sets(const RunSpec &s)
 {
@@ -274,7 +264,7 @@ RunResult run_simulation(const RunSpec &spec)
                         {"status", res.status},
                         {"verified", res.verified},
                         {"message", res.message},
-                        {"sets", s_sets(spec)},
+                        {"sets", spec.sets},
                         {"persim_version", version()},
                         {"persim_git", git_describe()}};
 
@@ -288,7 +278,7 @@ RunResult run_simulation(const RunSpec &spec)
         json cj = spec.cfg.resolved();
         // "_run": what else made the run (a '_' key: the file loads back with --config as it is)
         cj["_run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
-                      {"sets", s_sets(spec)}, {"config_sources", spec.cfg.sources()}};
+                      {"sets", spec.sets}, {"config_sources", spec.cfg.sources()}};
         std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
         std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
                                               (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string()

@@ -130,14 +130,6 @@ std::string hex8(uint64_t h)
     return b;
 }
 
-std::string csv_field(const std::string &s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string o = "\"";
-    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return o + "\"";
-}
-
 std::vector<std::string> split_csv_line(const std::string &line)
 {
     // The run CSV (sim.cpp) never quotes; accept quotes anyway.
@@ -756,18 +748,11 @@ int parse_sweep_args(int argc, char **argv, SweepArgs *a)
 
 // Runs points `todo` of pts, `jobs` at a time, with a progress line; returns the number that failed,
 // or -1 (and prints why) if waiting for a child failed.
-volatile std::sig_atomic_t g_sweep_signal = 0;   // SIGINT / SIGTERM received (async-signal-safe)
-extern "C" void on_sweep_signal(int sig) { g_sweep_signal = sig; }
-
 long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t skipped, long jobs,
                 double *seconds)
 {
     for (size_t i : todo) pts[i].pending = true;
-    struct sigaction sa {};
-    sa.sa_handler = on_sweep_signal;   // no SA_RESTART: waitpid returns EINTR
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    install_interrupt_handlers();   // the run's own handlers (system.h): no SA_RESTART, waitpid returns EINTR
     const bool tty = isatty(2);
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -793,14 +778,14 @@ long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t
                      tail_lines(p.dir + "/log.txt", 8).c_str());
     };
     bool forwarded = false;
-    while ((next < todo.size() && !g_sweep_signal) || !running.empty()) {
-        if (g_sweep_signal && !forwarded) {
+    while ((next < todo.size() && !interrupt_signal()) || !running.empty()) {
+        if (interrupt_signal() && !forwarded) {
             // SIGINT / SIGTERM: start nothing more; the running points end at their next safe point
             // (a terminal's Ctrl-C reaches them too; a SIGTERM to the sweep alone is passed on).
-            for (auto &r : running) kill(r.first, (int)g_sweep_signal);
+            for (auto &r : running) kill(r.first, interrupt_signal());
             forwarded = true;
         }
-        while ((long)running.size() < jobs && next < todo.size() && !g_sweep_signal) {
+        while ((long)running.size() < jobs && next < todo.size() && !interrupt_signal()) {
             Point &p = pts[todo[next++]];
             std::string err;
             pid_t pid = spawn(p, err);
@@ -830,7 +815,7 @@ long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t
         ++finished;
         if (WIFEXITED(st)) p.exit_code = WEXITSTATUS(st);
         else p.exit_code = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-        if (g_sweep_signal && (p.exit_code == 130 || p.exit_code == 128 + SIGINT || p.exit_code == 128 + SIGTERM)) {
+        if (interrupt_signal() && (p.exit_code == 130 || p.exit_code == 128 + SIGINT || p.exit_code == 128 + SIGTERM)) {
             --finished;   // interrupted, not failed: stays pending (rerun on resume)
             continue;
         }
@@ -906,12 +891,12 @@ int sweep_main(int argc, char **argv)
     } catch (const std::exception &e) {
         return sweep_die(e.what());
     }
-    if (g_sweep_signal) {
+    if (interrupt_signal()) {
         size_t left = 0;
         for (const Point &p : pts) left += p.pending;
         std::fprintf(stderr, "persim sweep %s: interrupted by %s: %zu points finished (%zu skipped, %ld failed), %zu not "
                              "finished; wrote %s with the finished points (rerun the sweep to resume)\n",
-                     s.name.c_str(), g_sweep_signal == SIGTERM ? "SIGTERM" : "SIGINT", pts.size() - left, skipped, failed,
+                     s.name.c_str(), interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT", pts.size() - left, skipped, failed,
                      left, csv.c_str());
         return 130;
     }

@@ -60,7 +60,7 @@ extern "C" void on_interrupt(int sig) { g_signal = sig; }
 
 void install_interrupt_handlers()
 {
-    struct sigaction sa {};
+    struct sigaction sa {};   // sa_flags 0: no SA_RESTART (a sweep's waitpid returns EINTR)
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
