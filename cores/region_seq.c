@@ -26,7 +26,7 @@ struct region_seq {
 static int cfg_ok(const region_seq_cfg *c)
 {
     return c && c->threads >= 1 && c->threads <= 4096 && c->rid_bits >= 1 && c->rid_bits <= 16 &&
-           c->policy <= RSEQ_PATH_WAITS;
+           c->policy <= RSEQ_PATH_WAITS && c->held < (1u << c->rid_bits);
 }
 
 static size_t align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
@@ -51,6 +51,8 @@ int region_seq_init(void *mem, const region_seq_cfg *c)
     return 0;
 }
 
+int rseq_ids_exhausted(const region_seq *s) { return s->next - s->oldest >= s->cap - s->cfg.held; }
+
 static rseq_rec *rec(const region_seq *s, uint64_t id) { return &s->rec[id & (s->cap - 1)]; }
 
 static int settled(const rseq_rec *r) { return r->closed && r->acked == r->writes; }
@@ -70,7 +72,7 @@ uint64_t rseq_open(region_seq *s, uint32_t thread)
 {
     rseq_thread *t = &s->th[thread];
     if (t->open != RSEQ_NO_ID) return t->open;
-    if (s->next - s->oldest >= s->cap) return RSEQ_NO_ID;     /* every tag is live */
+    if (rseq_ids_exhausted(s)) return RSEQ_NO_ID;     /* every usable tag is live */
     rseq_rec *r = rec(s, s->next);
     memset(r, 0, sizeof *r);
     t->open = s->next++;

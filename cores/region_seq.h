@@ -6,9 +6,9 @@
  *   - region IDs: a thread takes one from one counter shared by every thread when its region puts
  *     its first store on the persist path (the region execution order the memory controllers
  *     enforce). IDs are counted in 64 bits here; on the wire (writes and boundaries alike) they are
- *     `rid_bits` wide and wrap (rseq_tag). At most 2^rid_bits regions may be live (taken and not yet
- *     durable): a thread that would take one more waits (rseq_open returns RSEQ_NO_ID), since its
- *     tag would alias a live one;
+ *     `rid_bits` wide and wrap (rseq_tag). At most 2^rid_bits - held regions may be live (taken and
+ *     not yet durable): a thread that would take one more waits (rseq_open returns RSEQ_NO_ID), since
+ *     its tag would alias a live one or one a controller still tracks (region_seq_cfg.held);
  *   - durability: a region is durable once it was ended and every write of it was acknowledged
  *     (durable at the controllers); regions become "old" in ID order (rseq_oldest_live);
  *   - the end-of-region policy of the model:
@@ -46,6 +46,11 @@ typedef struct region_seq_cfg {
     uint32_t rid_bits;     /* region ID width on the wire, 1..16 (LightWSP: the 2 B flush ID) */
     uint32_t policy;       /* rseq_policy */
     uint64_t ckpt_base;    /* byte address of the checkpoint storage */
+    uint32_t held;         /* tags the controllers may still hold for regions older than the oldest
+                              live one, 0..2^rid_bits - 1: the WPQ gate's region window
+                              (wpq_gate.regions). A controller's flush ID trails the oldest live region
+                              by up to that many regions, so at most 2^rid_bits - held regions may be
+                              live, or a new region's tag would alias one a controller still tracks */
 } region_seq_cfg;
 
 #define RSEQ_NO_ID UINT64_MAX
@@ -56,7 +61,7 @@ size_t region_seq_bytes(const region_seq_cfg *cfg);          /* 0: invalid confi
 int region_seq_init(void *mem, const region_seq_cfg *cfg);   /* 0 ok, -1 invalid cfg or misaligned mem */
 
 /* A store of `thread` enters the persist path: the ID of the thread's open region, taken now if it
- * has none (RSEQ_NO_ID: all 2^rid_bits IDs are live, the thread waits for the oldest to become
+ * has none (RSEQ_NO_ID: 2^rid_bits - held IDs are live, the thread waits for the oldest to become
  * durable). rseq_write counts one write of region `id` on the path. */
 uint64_t rseq_open(region_seq *s, uint32_t thread);
 void rseq_write(region_seq *s, uint64_t id);
@@ -86,6 +91,7 @@ void rseq_ckpt(const region_seq *s, uint32_t thread, uint32_t slot, uint64_t *ad
 
 uint64_t rseq_taken(const region_seq *s);        /* regions taken so far */
 uint64_t rseq_oldest_live(const region_seq *s);  /* every region below this ID is durable */
+int rseq_ids_exhausted(const region_seq *s);      /* rseq_open would refuse a thread without a region */
 int rseq_idle(const region_seq *s);              /* every region taken is durable */
 uint64_t rseq_persist_latency_ps(const region_seq *s);   /* T_p of eq. 1 */
 const region_seq_cfg *rseq_config(const region_seq *s);

@@ -68,7 +68,7 @@ int wpq_gate_init(void *mem, const wpq_gate_cfg *cfg)
     if (cfg->entries < 1 || cfg->entries > 4096) return -1;
     if (cfg->mcs < 1 || cfg->mcs > WPQ_MAX_MCS) return -1;
     if (cfg->rid_bits < 1 || cfg->rid_bits > 16) return -1;
-    if (!pow2(cfg->regions) || cfg->regions > WPQ_MAX_REGIONS || cfg->regions > (1u << cfg->rid_bits)) return -1;
+    if (!pow2(cfg->regions) || cfg->regions > WPQ_MAX_REGIONS || cfg->regions >= (1u << cfg->rid_bits)) return -1;
     if (cfg->addr_bits < 4 || cfg->addr_bits > 64 || cfg->data_bits < 1 || cfg->data_bits > 64) return -1;
     if (!pow2(cfg->line_words) || cfg->line_words >= (1ull << (cfg->addr_bits - 1))) return -1;
     if (cfg->pf_wait < 1 || cfg->pf_wait > 65535) return -1;

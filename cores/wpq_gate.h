@@ -100,7 +100,8 @@ extern "C" {
 typedef struct wpq_gate_cfg {
     uint32_t entries;      /* 1..4096 (paper: 64) */
     uint32_t mcs;          /* memory controllers in the system, 1..16 (paper: 2) */
-    uint32_t regions;      /* region window, power of two, 1..64, <= 2^rid_bits */
+    uint32_t regions;      /* region window, power of two, 1..64, < 2^rid_bits (a tag beyond the
+                              window must not alias one inside it) */
     uint32_t rid_bits;     /* region ID width, 1..16 (paper: 16, the 2 B flush ID) */
     uint32_t addr_bits;    /* word (8 B) address width, 4..64 */
     uint32_t data_bits;    /* 1..64 (paper: 64) */

@@ -30,7 +30,7 @@ module wpq_gate (clk, rst, push_valid, push_region, push_addr, push_data,
                  flush_id, count, bdry_bit, overflow, pf, pf_done, err);
     parameter ENTRIES    = 64;   // 1..4095
     parameter MCS        = 2;    // memory controllers, 1..16
-    parameter REGIONS    = 8;    // region window, power of two, <= 2^RID_W, <= 64
+    parameter REGIONS    = 8;    // region window, power of two, < 2^RID_W (cores/wpq_gate.c), <= 64
     parameter RID_W      = 16;   // region ID / flush ID width, 1..16
     parameter ADDR_W     = 32;   // word (8 B) address width
     parameter DATA_W     = 64;

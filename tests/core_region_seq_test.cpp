@@ -13,9 +13,10 @@ namespace {
 struct Seq {
     std::vector<uint64_t> mem;
     region_seq *s = nullptr;
-    explicit Seq(uint32_t threads, uint32_t policy = RSEQ_LAZY, uint32_t rid_bits = 16, uint64_t base = 0x1000)
+    explicit Seq(uint32_t threads, uint32_t policy = RSEQ_LAZY, uint32_t rid_bits = 16, uint64_t base = 0x1000,
+                 uint32_t held = 0)
     {
-        region_seq_cfg c{threads, rid_bits, policy, base};
+        region_seq_cfg c{threads, rid_bits, policy, base, held};
         const size_t n = region_seq_bytes(&c);
         EXPECT_GT(n, 0u);
         mem.assign(n / 8 + 1, 0xDEADBEEFDEADBEEFull);   // garbage: init must clear it
@@ -39,7 +40,7 @@ TEST(RegionSeq, RejectsBadConfig)
     std::vector<uint64_t> mem(1 << 16);
     for (region_seq_cfg c : {region_seq_cfg{0, 16, RSEQ_LAZY, 0}, region_seq_cfg{4097, 16, RSEQ_LAZY, 0},
                              region_seq_cfg{4, 0, RSEQ_LAZY, 0}, region_seq_cfg{4, 17, RSEQ_LAZY, 0},
-                             region_seq_cfg{4, 16, 3, 0}}) {
+                             region_seq_cfg{4, 16, 3, 0}, region_seq_cfg{4, 2, RSEQ_LAZY, 0, 4}}) {
         EXPECT_EQ(region_seq_bytes(&c), 0u);
         EXPECT_EQ(region_seq_init(mem.data(), &c), -1);
     }
@@ -159,6 +160,22 @@ TEST(RegionSeq, TagsWrapAndAtMostTwoToRidBitsRegionsAreLive)
     EXPECT_EQ(rseq_tag(q.s, e), 0u);
     rseq_write(q.s, e);
     EXPECT_FALSE(rseq_durable(q.s, e));          // the reused record starts clean
+}
+
+// The controllers may still hold `held` tags behind the oldest live region (their flush IDs trail
+// it by up to the WPQ window): only 2^rid_bits - held regions may be live, or a new region's tag
+// aliases one a controller has not committed yet (issue 27 item 1).
+TEST(RegionSeq, TagsHeldByTheControllersAreNotReused)
+{
+    Seq q(1, RSEQ_LAZY, 3, 0x1000, 2);      // 8 tags, 2 held: 6 live
+    uint64_t ids[6];
+    for (int i = 0; i < 6; ++i) ids[i] = q.region(0, 1, 10 + i);
+    EXPECT_TRUE(rseq_ids_exhausted(q.s));
+    EXPECT_EQ(rseq_open(q.s, 0), RSEQ_NO_ID);
+    rseq_ack(q.s, ids[0], 30);
+    EXPECT_FALSE(rseq_ids_exhausted(q.s));
+    EXPECT_EQ(rseq_open(q.s, 0), 6u);
+    EXPECT_TRUE(rseq_ids_exhausted(q.s));
 }
 
 TEST(RegionSeq, CheckpointLayout)

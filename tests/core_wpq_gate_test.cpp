@@ -67,6 +67,12 @@ TEST(WpqGate, RejectsBadConfig)
     EXPECT_EQ(wpq_gate_init(mem.data(), &c), -1);
     c = table1(); c.entries = 0;
     EXPECT_EQ(wpq_gate_init(mem.data(), &c), -1);
+    // a window as wide as the ID space: a boundary one window ahead would alias the flush ID's
+    // (issue 27 item 1: rid_bits 2, regions 4 was accepted and deadlocked the cpu system)
+    c = table1(); c.rid_bits = 2; c.regions = 4;
+    EXPECT_EQ(wpq_gate_init(mem.data(), &c), -1);
+    c.regions = 2;
+    EXPECT_EQ(wpq_gate_init(mem.data(), &c), 0);
 }
 
 TEST(WpqGate, WindowGatingAndErrors)

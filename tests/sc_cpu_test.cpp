@@ -110,6 +110,43 @@ TEST(CpuCrash, SkewedControllersYoungerRegionNeverPersistsFirst)
     EXPECT_GT(bad.violations, 0);
 }
 
+// Narrow region IDs (issue 27 item 1): with 2^rid_bits tags and a window of `regions`, threads run
+// out of tags often. A thread waiting for one must be woken when another thread's acks free one
+// (it was not: the run deadlocked), and a tag a controller has not committed yet must not be
+// reused (it was: a boundary was lost and the run deadlocked). Every run completes, verified, and
+// every crash image is a committed region prefix.
+class CpuNarrowRegionIds : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+TEST_P(CpuNarrowRegionIds, RunsToTheEndConsistent)
+{
+    auto [wl, rid_bits, regions] = GetParam();
+    RunResult r = run_simulation(cpu_spec("lightwsp", wl,
+                                          {"wpq_gate.rid_bits=" + std::to_string(rid_bits),
+                                           "wpq_gate.regions=" + std::to_string(regions)}));
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_TRUE(r.verified);
+    EXPECT_GT(sum(r, "regions"), 1u << rid_bits) << "the tags wrapped";
+    EXPECT_GT(sum(r, "stall_region_durable_cycles"), 0) << "threads waited for a free tag";
+    EXPECT_EQ(check(r, "violations"), 0);
+}
+INSTANTIATE_TEST_SUITE_P(Cpu, CpuNarrowRegionIds,
+                         ::testing::Values(std::make_tuple("cpu-hashtable", 2, 2), std::make_tuple("cpu-hashtable", 4, 1),
+                                           std::make_tuple("cpu-txbank", 3, 2), std::make_tuple("cpu-btree", 1, 1)),
+                         [](const auto &i) {
+                             return std::get<0>(i.param).substr(4) + "_rid" + std::to_string(std::get<1>(i.param)) +
+                                    "_win" + std::to_string(std::get<2>(i.param));
+                         });
+
+// A region window as wide as the region-ID space is refused with the keys named.
+TEST(CpuInput, RegionWindowAsWideAsTheIdsIsRefused)
+{
+    try {
+        run_simulation(cpu_spec("lightwsp", "cpu-hashtable", {"wpq_gate.rid_bits=2", "wpq_gate.regions=4"}));
+        FAIL() << "a region window of 4 with 4 region IDs ran";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("wpq_gate.regions < 2^wpq_gate.rid_bits"), std::string::npos) << e.what();
+    }
+}
+
 // IV-D: WPQs far too small for 4 threads' regions deadlock; overflow mode resolves it, the run
 // completes, and crash images stay committed prefixes.
 TEST(CpuDeadlock, OverflowFallbackResolvesAndStaysConsistent)

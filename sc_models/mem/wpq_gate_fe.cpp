@@ -38,7 +38,7 @@ const ConfigTable<wpq_gate_cfg> &wpq_gate_table()
     static const ConfigTable<K> t =
         ConfigTable<K>("wpq_gate", "sc_models/mem/wpq_gate_fe.cpp")
             .num("wpq_gate.regions", PERSIM_FIELD(K, regions), 8, "regions", 1, 64,
-                 "wpq_gate front end: region window tracked per controller (power of two)", "REGIONS")
+                 "wpq_gate front end: region window tracked per controller (power of two, < 2^wpq_gate.rid_bits)", "REGIONS")
             .num("wpq_gate.rid_bits", PERSIM_FIELD(K, rid_bits), 16, "bits", 1, 16,
                  "wpq_gate front end: region ID width (LightWSP: 2 B flush ID); also the width of the region tags "
                  "the persist paths put on writes and boundaries (cores/region_seq)", "RID_W")
@@ -69,7 +69,7 @@ public:
         if (p.config().tuning) p.config().tuning->apply(gc);      // the persistency model's settings
         g_ = mem_.make(gc, wpq_gate_bytes, wpq_gate_init,
                        "wpq_gate front end: invalid configuration (nvm.wpq_entries 1..4096, nvm.controllers "
-                       "<= 16, wpq_gate.regions a power of two <= 2^wpq_gate.rid_bits)");
+                       "<= 16, wpq_gate.regions a power of two < 2^wpq_gate.rid_bits)");
         // Entries leave the queue no faster than the device writes them. The bank device: one
         // 8-byte entry per 8 B / (this controller's write bandwidth); until then they hold their
         // WPQ slot. A device that paces writes itself (pm_dimm) decides: the next entry leaves

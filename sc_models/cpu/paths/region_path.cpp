@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <sstream>
+#include <vector>
 #include "cores_util.h"
 #include "cpu_model.h"
 #include "path_wires.h"
@@ -46,6 +47,8 @@ public:
     std::string describe() const override;
     void report(StatsWriter &w, const std::string &g) const override;
     void on_late_ack(uint64_t token, uint64_t at) override;
+    // Region IDs were freed while every ID was live: a thread of this path waiting for one may go.
+    void ids_freed(uint64_t at) { host_.wake_if(wait_bit(CpuWait::REGION), std::max(at, now_ps())); }
 
 private:
     void path_step();
@@ -61,17 +64,31 @@ class RegionPersistence : public CpuPersistence {
 public:
     explicit RegionPersistence(const CpuPersistEnv &e)
         : cfg_(e.cfg), model_(e.model),
-          seq_((check(e), region_seq_cfg{e.cfg.cores + e.cfg.rdma_channels, rid_bits(e.cc),
-                                        (uint32_t)e.model.policy, e.cfg.sys.pm_base + (1ull << 39)}),
-               region_seq_bytes, region_seq_init, "cpu.cores, rdma.channels, wpq_gate.rid_bits: invalid region sequencer")
+          seq_((check(e), region_seq_cfg{e.cfg.cores + e.cfg.rdma_channels, gate(e.cc).rid_bits,
+                                        (uint32_t)e.model.policy, e.cfg.sys.pm_base + (1ull << 39), gate(e.cc).regions}),
+               region_seq_bytes, region_seq_init,
+               "invalid region sequencer: cpu.cores + rdma.channels must be 1..4096, wpq_gate.rid_bits 1..16 "
+               "and wpq_gate.regions < 2^wpq_gate.rid_bits")
     {
         if (e.cfg.crash_check) check_ = std::make_unique<RegionCheck>(e.backing);
     }
     std::unique_ptr<CpuPersistPath> make_path(const CpuPathSite &s, PmControllers &pm) override
     {
-        return std::make_unique<RegionPath>(s, pm, *this);
+        auto p = std::make_unique<RegionPath>(s, pm, *this);
+        paths_.push_back(p.get());
+        return p;
     }
     bool idle() const override { return rseq_idle(seq_.get()); }
+    // Every region ID is live (rseq_open refuses): a thread that wants one waits for the oldest to
+    // become durable, which the acks of *another* thread's path may bring. Call before an event that
+    // may free IDs (an ack, a region end), then ids_maybe_freed after it: the waiting threads of every
+    // path are woken when IDs were freed.
+    bool ids_exhausted() const { return rseq_ids_exhausted(seq_.get()); }
+    void ids_maybe_freed(bool were_exhausted, uint64_t at)
+    {
+        if (were_exhausted && !ids_exhausted())
+            for (RegionPath *p : paths_) p->ids_freed(at);
+    }
     std::string progress() const override
     {
         return std::to_string(rseq_oldest_live(seq_.get())) + "/" + std::to_string(rseq_taken(seq_.get())) +
@@ -109,12 +126,13 @@ public:
     const CpuModel &model_;
 
 private:
-    // The region tags' width: the WPQ gate's region ID (its table's wpq_gate.rid_bits).
-    static uint32_t rid_bits(const Config &c)
+    // The region tags' width is the WPQ gate's region ID (wpq_gate.rid_bits); its region window
+    // (wpq_gate.regions) is how many tags a controller may still hold behind the oldest live region.
+    static wpq_gate_cfg gate(const Config &c)
     {
         wpq_gate_cfg g{};
         wpq_gate_table().fill(c, g);
-        return g.rid_bits;
+        return g;
     }
     static void check(const CpuPersistEnv &e)
     {
@@ -125,6 +143,7 @@ private:
     }
     CoreState<region_seq, region_seq_cfg> seq_;
     std::unique_ptr<RegionCheck> check_;
+    std::vector<RegionPath *> paths_;      // every path made (owned by the cores)
     uint64_t next_wid_ = 1;
 };
 
@@ -155,7 +174,9 @@ void RegionPath::checkpoint(uint32_t slot, uint64_t *addr, uint64_t *value) { rs
 void RegionPath::region_end(uint64_t t)
 {
     Item b{};
+    const bool exhausted = rp_.ids_exhausted();
     if (!rseq_end(seq_, id_, t, &b.region)) return;     // no store on the path since the last boundary
+    rp_.ids_maybe_freed(exhausted, t);
     b.message = true;
     b.tag = rseq_tag(seq_, b.region);
     q_.push_back(b);
@@ -259,8 +280,10 @@ void RegionPath::on_late_ack(uint64_t token, uint64_t at)
     free_slot(token, at);
     const uint64_t region = it->second.region;
     outstanding_.erase(it);
+    const bool exhausted = rp_.ids_exhausted();
     rseq_ack(seq_, region, at);
     host_.wake_if(wait_bit(CpuWait::REGION), std::max(at, now_ps()));
+    rp_.ids_maybe_freed(exhausted, at);
     if (rseq_path_holds(seq_, id_)) path_ev_.notify(SC_ZERO_TIME);
 }
 
