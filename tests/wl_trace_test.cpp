@@ -384,6 +384,9 @@ TEST(TraceErrors, EachBadInputNamesFileLineAndProblem)
         { k + "st log\n", 4, "missing operand (usage: st [log] ADDR" },
         { k + "st log 0x10 4 5\n", 4, "expected '=' before the values" },
         { k + "compute 99999999999999999999\n", 4, "out of range" },
+        // issue 27 item 2: 2^64 - 1 instructions took no time on the cpu system (the time wrapped)
+        { k + "compute 18446744073709551615\n", 4, "too large (at most 2^40" },
+        { k + "compute 1099511627777\n", 4, "too large" },
         { k + "compute 0x\n", 4, "bad instruction count" },
         { k + "compute -1\n", 4, "bad instruction count" },
         { k + "ld 0xZZ 4\n", 4, "bad address '0xZZ'" },

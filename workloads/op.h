@@ -23,10 +23,14 @@ extern "C" {
 #define PERSIM_WARP_SIZE 32u
 #define PERSIM_NOVALS    0xFFFFFFFFu
 
+/* The most instructions one compute op may state (2^40: about 9 minutes of a 2 GHz 4-wide core, and
+ * far from overflowing a picosecond clock, which a count near 2^64 did: issue 27 item 2). */
+#define PERSIM_COMPUTE_MAX (1ull << 40)
+
 typedef enum persim_op_kind {
     OPK_LD = 0,        /* load  addr elem nlanes stride */
     OPK_ST,            /* store addr elem nlanes stride values */
-    OPK_COMPUTE,       /* val = number of warp instructions (ALU work) */
+    OPK_COMPUTE,       /* val = number of warp instructions (ALU work), 0..PERSIM_COMPUTE_MAX */
     /* ordering intent */
     OPK_ORDER,         /* intra-thread order point: earlier persists before later ones */
     OPK_RELEASE,       /* release(flag=addr, value=val, scope): earlier persists ordered before

@@ -355,6 +355,9 @@ static int do_op(parser *ps, size_t first, int kind, uint32_t id)
     case OPK_COMPUTE:
         if (want_tokens(ps, first, 2, "compute INSTRUCTIONS")) return -1;
         if (parse_u64(ps, t[1], "instruction count", &o.val)) return -1;
+        if (o.val > PERSIM_COMPUTE_MAX)
+            return perr(ps, "compute: instruction count %s too large (at most 2^40 = %llu per op; split the work)", t[1],
+                        (unsigned long long)PERSIM_COMPUTE_MAX);
         break;
     case OPK_ORDER:
     case OPK_DURABLE:

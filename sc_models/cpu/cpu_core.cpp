@@ -8,7 +8,7 @@ namespace persim {
 using namespace sc_core;
 
 namespace {
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }     // no wrap near 2^64
 }
 
 CpuCore::CpuCore(sc_module_name n, uint32_t id, const CpuCfg &c, CpuPersistence &persistence, PmControllers &pm,
