@@ -459,20 +459,11 @@ def figure_args(doc, specs, out):
 
 
 def load_spec(path):
-    """A sweep spec (JSON with // comments outside strings)."""
+    """A sweep spec or config file: plain JSON (shipped files carry their sources in "_about" /
+    "_sources" keys; persim ignores keys starting with '_')."""
     import json
-    out = []
-    for line in open(path):
-        q, i = False, 0
-        while i < len(line):
-            if line[i] == '"' and (i == 0 or line[i - 1] != "\\"):
-                q = not q
-            if not q and line.startswith("//", i):
-                line = line[:i] + "\n"
-                break
-            i += 1
-        out.append(line)
-    return json.loads("".join(out))
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def tier_spec(spec, name, out_dir, tier, overrides):
