@@ -138,7 +138,7 @@ def extra_args():
     return x
 
 
-load_spec = V.load_spec   # a sweep spec (JSON with // comments)
+load_spec = V.load_spec   # a sweep spec (plain JSON)
 
 
 def write_specs(a, x):

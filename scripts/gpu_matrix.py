@@ -200,36 +200,52 @@ def main():
 MARK = {"recovered": "R", "NOT recovered": "X", "no procedure": "-"}
 
 
+def ratio_label(r):
+    """A cell's ratio in at most 3 digits: 1.03, 3.5, 28, 399 (the CSV and README keep 4)."""
+    return f"{r:.2f}" if r < 2 else f"{r:.1f}" if r < 10 else f"{r:.0f}"
+
+
 def heatmap(a, models, wls, table):
+    """Colour = log2 of the ratio (so 2x slower is one step at any level), colour bar labelled in plain
+    ratios; each cell prints the ratio and the crash mark."""
     plt = FL.plt_or_none("matplotlib missing: no matrix.png")
     if plt is None:
         return False
-    idx = {(t["workload"], t["model"]): t for t in table}
-    z = [[math.log2(idx[(w, m)]["norm"]) if idx[(w, m)]["norm"] == idx[(w, m)]["norm"] else float("nan")
-          for m in models] for w in wls]
-    fig, ax = plt.subplots(figsize=(2.2 + 1.1 * len(models), 1.5 + 0.28 * len(wls)))
     import numpy as np
+    from matplotlib.colors import Normalize
+    idx = {(t["workload"], t["model"]): t for t in table}
+    z = [[math.log2(idx[(w, m)]["norm"]) if idx[(w, m)]["norm"] == idx[(w, m)]["norm"] and idx[(w, m)]["norm"] > 0
+          else float("nan") for m in models] for w in wls]
     arr = np.ma.masked_invalid(np.array(z, dtype=float))
+    hi = max(1, math.ceil(float(arr.max()))) if arr.count() else 1
+    lo = min(0, math.floor(float(arr.min()))) if arr.count() else 0
+    norm = Normalize(vmin=lo, vmax=hi)
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("lightgrey")
-    im = ax.imshow(arr, aspect="auto", cmap=cmap)
+    fig, ax = plt.subplots(figsize=(2.5 + 0.95 * len(models), 1.6 + 0.3 * len(wls)))
+    im = ax.imshow(arr, aspect="auto", cmap=cmap, norm=norm)
     for i, w in enumerate(wls):
         for j, m in enumerate(models):
             t = idx[(w, m)]
-            txt = (f"{t['norm']:.2f}" if t["norm"] == t["norm"] else t["status"]) + " " + MARK.get(t["crash"], "?")
-            ax.text(j, i, txt, ha="center", va="center", fontsize=6,
-                    color="white" if t["norm"] == t["norm"] and arr[i, j] < np.nanmax(z) * 0.6 else "black")
+            ok = t["norm"] == t["norm"] and t["norm"] > 0
+            txt = (ratio_label(t["norm"]) if ok else t["status"]) + " " + MARK.get(t["crash"], "?")
+            r, g, b, _ = cmap(norm(arr[i, j])) if ok else (0.83, 0.83, 0.83, 1)
+            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5   # text colour by the cell's luminance
+            ax.text(j, i, txt, ha="center", va="center", fontsize=8, color="white" if dark else "black")
     ax.set_xticks(range(len(models)))
-    ax.set_xticklabels(models, rotation=30, ha="right", fontsize=8)
+    ax.set_xticklabels(models, rotation=30, ha="right", fontsize=9)
     ax.set_yticks(range(len(wls)))
-    ax.set_yticklabels(wls, fontsize=7)
-    cb = fig.colorbar(im, ax=ax)
-    cb.set_label("log2(time / no-persistence time)", fontsize=8)
+    ax.set_yticklabels(wls, fontsize=8)
+    cb = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
+    ticks = list(range(lo, hi + 1))
+    cb.set_ticks(ticks)
+    cb.set_ticklabels([f"{2.0 ** k:g}x" for k in ticks])
+    cb.set_label("time / no-persistence time (log scale: each step 2x)", fontsize=9)
     sysx = system_text(a)
-    ax.set_title(f"GPU models x workloads ({a.config}{', ' + sysx if sysx else ''}, size {a.size}); "
-                 "R = crash-recovered, X = not, - = no procedure", fontsize=8)
+    ax.set_title(f"GPU models x workloads ({a.config}{', ' + sysx if sysx else ''}, size {a.size})\n"
+                 "cell: time / no-persistence time; R = crash-recovered, X = not, - = no procedure", fontsize=9)
     fig.tight_layout()
-    fig.savefig(os.path.join(a.out, "matrix.png"), dpi=120)
+    fig.savefig(os.path.join(a.out, "matrix.png"), dpi=100)
     plt.close(fig)
     return True
 

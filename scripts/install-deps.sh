@@ -16,6 +16,7 @@ MINIMAL=(
 PKGS=(
   "${MINIMAL[@]}"
   googletest libgtest-dev   # unit and integration tests
+  python3-scipy             # Student-t quantiles of the figures' confidence intervals (scripts/verdict.py)
   verilator                 # RTL lint and co-simulation
   yosys                     # synthesis for area reports; yosys-smtbmc for make formal
   cvc5                      # SMT solver of make formal (formal/prove.py; Debian's boolector 1.5 and z3 4.8.12 do not work with yosys-smtbmc here)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Unit test of the verdict rule and the spread (scripts/verdict.py) on hand-made numbers.
-Run: python3 scripts/test_verdict.py   (or through ctest; no matplotlib, no scipy needed)."""
+Run: python3 scripts/test_verdict.py   (or through ctest; needs scipy for the Student-t quantile, not matplotlib)."""
 import math
 import os
 import sys
@@ -11,17 +11,21 @@ import verdict as V  # noqa: E402
 
 
 class Spread(unittest.TestCase):
-    def test_t_table(self):
-        self.assertEqual(V.t95(4), 2.776)          # n = 5 seeds
-        self.assertEqual(V.t95(2), 4.303)          # n = 3 seeds
-        self.assertEqual(V.t95(35), 2.042)         # between rows: the smaller df's value
+    def test_t_quantile(self):
+        # standard table values t(0.975, df)
+        self.assertAlmostEqual(V.t95(1), 12.706, places=3)   # n = 2 seeds
+        self.assertAlmostEqual(V.t95(2), 4.303, places=3)    # n = 3 seeds
+        self.assertAlmostEqual(V.t95(4), 2.776, places=3)    # n = 5 seeds
+        self.assertAlmostEqual(V.t95(35), 2.030, places=3)   # any df, not only a table's rows
+        self.assertAlmostEqual(V.t95(10 ** 6), 1.960, places=3)
         self.assertTrue(math.isnan(V.t95(0)))
 
     def test_summarize(self):
         m, h, n = V.summarize([1.0, 1.2, 1.1, 1.3, 0.9])
         self.assertAlmostEqual(m, 1.1)
         s = math.sqrt(sum((x - 1.1) ** 2 for x in [1.0, 1.2, 1.1, 1.3, 0.9]) / 4)
-        self.assertAlmostEqual(h, 2.776 * s / math.sqrt(5))
+        self.assertAlmostEqual(h, V.t95(4) * s / math.sqrt(5))
+        self.assertAlmostEqual(h, 2.776 * s / math.sqrt(5), places=4)
         self.assertEqual(n, 5)
 
     def test_exact_and_one_seed(self):

@@ -42,15 +42,11 @@ The verdict is mechanical (one function, `verdict`); the explanation of a differ
 hand in the figure scripts' notes. `provenance()` gives the commit (git describe, "-dirty" when tracked
 files outside results/ have uncommitted changes) that the results READMEs print.
 """
+import functools
 import math
 
 TOL = 0.25          # on the effect: |m - p| <= TOL * |p - 1|
 TREND = (0.5, 2.0)  # effect range of "same trend"
-
-# Two-sided 95% Student-t quantiles t(0.975, df), df = n - 1 (standard table values).
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-       10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-       18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
 
 RULE = ("**Verdict rule** (`scripts/verdict.py`, the same for every figure): each claim is a ratio of two "
         "designs, 1.0 = no difference; persim's value m is the mean over seeds with its 95% Student-t confidence "
@@ -70,12 +66,18 @@ def rule_text():
     return RULE.format(tol=f"{TOL:.0%}")
 
 
+@functools.lru_cache(maxsize=None)
 def t95(df):
-    """t(0.975, df); between table rows the next smaller df's (larger, conservative) value."""
+    """t(0.975, df): the two-sided 95% Student-t quantile with df degrees of freedom (df = n - 1 seeds),
+    from scipy (Debian python3-scipy, scripts/install-deps.sh)."""
     if df < 1:
         return float("nan")
-    best = max(k for k in T95 if k <= df)
-    return T95[best]
+    try:
+        from scipy.stats import t
+    except ImportError:
+        raise SystemExit("verdict.py: the confidence intervals need scipy: apt-get install python3-scipy "
+                         "(scripts/install-deps.sh)")
+    return float(t.ppf(0.975, df))
 
 
 def isnan(x):
@@ -459,20 +461,11 @@ def figure_args(doc, specs, out):
 
 
 def load_spec(path):
-    """A sweep spec (JSON with // comments outside strings)."""
+    """A sweep spec or config file: plain JSON (shipped files carry their sources in "_about" /
+    "_sources" keys; persim ignores keys starting with '_')."""
     import json
-    out = []
-    for line in open(path):
-        q, i = False, 0
-        while i < len(line):
-            if line[i] == '"' and (i == 0 or line[i - 1] != "\\"):
-                q = not q
-            if not q and line.startswith("//", i):
-                line = line[:i] + "\n"
-                break
-            i += 1
-        out.append(line)
-    return json.loads("".join(out))
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def tier_spec(spec, name, out_dir, tier, overrides):
