@@ -10,6 +10,7 @@ MINIMAL=(
   libsystemc-dev            # SystemC 2.3 + TLM-2.0 (C++17 ABI)
   nlohmann-json3-dev        # config / stats JSON
   libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
+  liblzma-dev               # xz-compressed Accel-Sim traces (.traceg.xz; workloads/accelsim.c)
   python3-matplotlib        # result plots (PNG; the demo draws one)
   help2man                  # the man page `make install` writes from persim --help
 )
