@@ -106,6 +106,25 @@ TEST(DurableImage, OverwrittenValueIsDurableWithItsReplacement)
     }
 }
 
+// Two blocks store to one PM word. With nvwfifo the L2 keeps PM lines write-back (the NVW-FIFO,
+// section 6.1), so the second block's flush overwrites the first's bytes there: the first store is
+// durable once the second is, like an L1 overwrite. Found by the Accel-Sim reader's runs: nvwfifo
+// reported "1 persist(s) never durable". Every GPU model makes both stores durable.
+class TwoBlocksOneWord : public ::testing::TestWithParam<std::string> {};
+TEST_P(TwoBlocksOneWord, BothStoresBecomeDurable)
+{
+    LogObs o;
+    RunResult r = run_trace(GetParam(),
+                            "persim-trace 1\nkernel k blocks=2 threads=32\nwarp 0 0\n1: st 0x10000002000 4 = 1\n"
+                            "warp 1 0\n2: st 0x10000002000 4 = 2\n",
+                            o);
+    ASSERT_EQ(r.code, EXIT_OK) << r.message;
+    EXPECT_FALSE(o.writes_of(X + 0x2000).empty());
+    EXPECT_NE(o.log.durable_all(o.idx(1)), kNever) << "block 0's store never durable";
+    EXPECT_NE(o.log.durable_all(o.idx(2)), kNever) << "block 1's store never durable";
+}
+INSTANTIATE_TEST_SUITE_P(Sc, TwoBlocksOneWord, ::testing::Values("epoch", "gpm", "sbrp", "nvwfifo"));
+
 // The same value flushed before it is overwritten: two writes, the first store durable first, and
 // an image in between holds it.
 TEST(DurableImage, FlushedValueThenOverwrite)

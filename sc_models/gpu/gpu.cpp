@@ -222,6 +222,7 @@ void Gpu::set_tracker(WriteTracker *t)
 {
     tracker_ = t;
     for (auto *s : sms) s->set_tracker(t);
+    l2->set_tracker(t);
 }
 
 void Gpu::drain_functional(mem_image *img)

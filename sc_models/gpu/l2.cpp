@@ -1,5 +1,7 @@
 #include "l2.h"
 #include <algorithm>
+#include <array>
+#include <map>
 #include "cores_util.h"
 #include "interconnect.h"
 
@@ -129,8 +131,17 @@ void L2::b_transport(tlm::tlm_generic_payload &gp, sc_time &delay)
         if (e && e->writers) {
             auto &wr = pm_writers_[la];
             wr.resize(line_bytes_, 0);
+            // bytes of another writer still here (not written back): that writer's value never
+            // reaches NVM, and it is durable once this one is (WriteTracker::on_overwrite); one
+            // report per (old, new) writer pair
+            std::map<std::pair<uint32_t, uint32_t>, std::array<uint64_t, 2>> over;
             for (uint32_t i = 0; i < line_bytes_; ++i)
-                if (mask[i / 64] >> (i % 64) & 1) wr[i] = e->writers[i];
+                if (mask[i / 64] >> (i % 64) & 1) {
+                    if (tracker_ && wr[i] != 0 && wr[i] != e->writers[i] && e->writers[i] != 0)
+                        over[{wr[i], e->writers[i]}][i / 64] |= 1ull << (i % 64);
+                    wr[i] = e->writers[i];
+                }
+            for (const auto &[ops, m] : over) tracker_->on_overwrite(ops.first, ops.second, la * line_bytes_, m.data());
         }
         delay = ps(ack - now_ps());
         gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -33,6 +33,9 @@ public:
     // The persistency model's hardware: sees PM writes and evictions; with l2_pm_write_back() PM
     // lines stay dirty here and leave by writeback_pm_line (or by replacement), not on every write.
     void set_persist_hw(PersistHw *h) { hw_ = h; pm_wb_ = h->l2_pm_write_back(); }
+    // With l2_pm_write_back(): a flushed byte overwriting an NV-dirty byte of another writer is
+    // reported to the tracker (the old value never leaves the L2; it is durable once the new one is).
+    void set_tracker(WriteTracker *t) { tracker_ = t; }
     // Writes line `la` back to NVM if it is PM-dirty here; *ack_ps = its acknowledgement time.
     bool writeback_pm_line(uint64_t la, uint64_t *ack_ps);
     void report(StatsWriter &w, uint64_t sim_ps) const;
@@ -46,6 +49,7 @@ private:
     MemReqPool reqs_;                      // fill requests to GDDR / NVM
     bool pm_wb_ = false, pm_in_dram_ = false;
     PersistHw *hw_;
+    WriteTracker *tracker_ = nullptr;
     std::unordered_map<uint64_t, std::vector<uint32_t>> pm_writers_;  // writer op ids of NV-dirty lines (tracking)
     uint64_t pm_writebacks_ = 0, pm_evictions_ = 0, nt_writes_ = 0;
     std::vector<std::unique_ptr<CacheCtrl>> ctrls_;   // one cache controller per bank
