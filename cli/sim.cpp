@@ -1,6 +1,7 @@
 #include "sim.h"
 #include <algorithm>
 #include "accelsim_load.h"
+#include "out_file.h"
 #include "proc.h"
 #include "suggest.h"
 
@@ -292,15 +293,22 @@ RunResult run_simulation(const RunSpec &spec)
         std::error_code ec;
         fs::create_directories(res.out_dir, ec);
         if (ec) throw ConfigError(res.out_dir + ": cannot create output directory: " + ec.message());
-        std::ofstream(res.out_dir + "/stats.json") << res.stats.dump(1) << "\n";
+        write_file_replacing(res.out_dir + "/stats.json", res.stats.dump(1) + "\n");
         json cj = spec.cfg.resolved();
         // "_run": what else made the run (a '_' key: the file loads back with --config as it is)
         cj["_run"] = {{"model", spec.model}, {"workload", spec.workload}, {"trace", spec.trace}, {"size", L.size},
                       {"sets", spec.sets}, {"config_sources", spec.cfg.sources()}};
-        std::ofstream(res.out_dir + "/config.json") << cj.dump(1) << "\n";
-        std::string csv = spec.csv.empty() ? (fs::path(res.out_dir).parent_path() /
-                                              (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string()
-                                           : spec.csv;
+        write_file_replacing(res.out_dir + "/config.json", cj.dump(1) + "\n");
+        // The run's CSV row: with --out DIR in DIR/run.csv (nothing is written outside DIR); the
+        // default folder results/runs/NAME adds it to results/runs/runs[-KIND].csv, the runs' table.
+        std::string csv = !spec.csv.empty() ? spec.csv
+                          : !spec.out_dir.empty()
+                              ? (fs::path(res.out_dir) / "run.csv").string()
+                              : (fs::path(res.out_dir).parent_path() /
+                                 (kind.csv_file ? std::string(kind.csv_file) : "runs-" + std::string(kind.name) + ".csv")).string();
+        std::error_code lec;
+        if (spec.csv.empty() && fs::is_symlink(fs::symlink_status(csv, lec)))
+            throw ConfigError(csv + ": is a symbolic link; persim does not append through one (give --csv FILE)");
         append_csv(csv, spec, res, L.size);
     }
     return res;

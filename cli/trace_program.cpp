@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "out_file.h"
 #include "proc.h"
 #include "../persim-vgtrace/pt_format.h"
 extern "C" {
@@ -572,6 +574,12 @@ int trace_program_main(int argc, char **argv)
                                             : std::filesystem::path(from_raw).stem().string();
         out = base + ".trace";
     }
+    UserOutput dest;
+    try {
+        dest = plan_user_output(out);     // before recording: a directory or a missing folder fails now
+    } catch (const ConfigError &e) {
+        fail(e.what());
+    }
     std::string comment;
     if (from_raw.empty()) {
         if (raw.empty()) raw = out + ".raw";
@@ -630,16 +638,19 @@ int trace_program_main(int argc, char **argv)
     persim_prog *p = vg_convert(from_raw, o, s, err);
     if (!p) fail(err);
     char e[512];
-    std::string part = out + ".part";
     // -o x.zst: compressed (zstd; persim run reads it as it decompresses, docs/trace-format.md)
     const int level = trace_path_is_zstd(out.c_str()) ? TRACE_ZSTD_LEVEL : 0;
-    if (trace_write_file_level(part.c_str(), p, nullptr, nullptr, 0, comment.c_str(), level, e, sizeof e) != 0) {
+    if (trace_write_file_level(dest.write_to.c_str(), p, nullptr, nullptr, 0, comment.c_str(), level, e, sizeof e) != 0) {
         prog_free(p);
-        std::remove(part.c_str());
+        abandon_user_output(dest);
         fail(std::string("writing ") + out + ": " + e);
     }
     prog_free(p);
-    std::filesystem::rename(part, out);
+    try {
+        finish_user_output(dest);   // a symlink's target is replaced, a FIFO or device was written in place
+    } catch (const ConfigError &ex) {
+        fail(ex.what());
+    }
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr, "trace-program: wrote %s in %.1f s\n%s", out.c_str(), sec, vg_summary(s).c_str());
     return 0;

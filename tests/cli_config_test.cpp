@@ -2,6 +2,7 @@
 // --config and gives the same run; persim config diff lists what differs from the defaults;
 // persim config schema is a JSON Schema covering every key.
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -82,4 +83,37 @@ TEST(CliConfig, ResultsAreKeptWithoutForce)
     EXPECT_NE(again.text.find("already holds a result"), std::string::npos) << again.text;
     EXPECT_NE(again.text.find("--force"), std::string::npos) << again.text;
     EXPECT_EQ(sh(run + " --force").code, 0);
+}
+
+// Result files (issue 27 item 6 and "writes outside --out"): a stats.json that cannot be written is
+// an error, not a silent exit 0; nothing is written outside --out, with or without a trailing
+// slash; a symlink planted in the output folder is replaced, its target untouched.
+TEST(CliOutputs, FailedWriteIsAnErrorAndNothingLeavesTheFolder)
+{
+    namespace fs = std::filesystem;
+    const std::string d = tmpdir("outputs");
+    const std::string base = "run --config " + kSrc + "/configs/gpu_small.json --model sbrp --workload scan --size small --quiet";
+    fs::create_directories(d + "/bad/stats.json");      // a directory where stats.json goes
+    Out r = sh(base + " --force --out " + d + "/bad");
+    EXPECT_NE(r.code, 0) << r.text;
+    EXPECT_NE(r.text.find("stats.json"), std::string::npos) << r.text;
+
+    ASSERT_EQ(sh(base + " --out " + d + "/o1").code, 0);
+    ASSERT_EQ(sh(base + " --out " + d + "/o2/").code, 0);
+    EXPECT_TRUE(fs::exists(d + "/o1/run.csv"));
+    EXPECT_TRUE(fs::exists(d + "/o2/run.csv"));
+    for (const auto &e : fs::directory_iterator(d))
+        EXPECT_TRUE(e.is_directory()) << e.path() << " was written outside --out";
+
+    {
+        std::ofstream(d + "/victim.txt") << "keep me\n";
+    }
+    fs::create_directories(d + "/o3");
+    fs::create_symlink(d + "/victim.txt", d + "/o3/stats.json");
+    ASSERT_EQ(sh(base + " --force --out " + d + "/o3").code, 0);
+    EXPECT_FALSE(fs::is_symlink(fs::symlink_status(d + "/o3/stats.json")));
+    std::ifstream v(d + "/victim.txt");
+    std::string line;
+    std::getline(v, line);
+    EXPECT_EQ(line, "keep me");
 }

@@ -143,12 +143,13 @@ TEST(Cli, SameSeedSameStats)
     EXPECT_EQ(cfg["gpu"]["num_sms"], 4);
     EXPECT_EQ(cfg["nvm"]["write_bw_gbps"], 42.0);
     EXPECT_EQ(cfg["sim"]["seed"], 7);
-    // One CSV row per run, with a header.
-    std::ifstream csv(d + "/runs.csv");
+    // One CSV row per run, with a header, in the run's own folder (nothing written outside --out).
+    EXPECT_FALSE(std::filesystem::exists(d + "/runs.csv"));
+    std::ifstream csv(d + "/a/run.csv");
     std::string line;
     int rows = 0;
     while (std::getline(csv, line)) ++rows;
-    EXPECT_EQ(rows, 4);
+    EXPECT_EQ(rows, 2);
 }
 
 TEST(Cli, TraceRoundTrip)

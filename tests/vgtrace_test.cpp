@@ -114,6 +114,32 @@ std::vector<std::vector<uint64_t>> small_recs()
 
 } // namespace
 
+// -o names a file (issue 27 item 3): a directory is refused before anything is written and leaves
+// no DIR.part; a symlink's target is written and the link stays a link; a character device is
+// written in place, never replaced by a regular file.
+TEST(Vgtrace, OutputFileIsWrittenWhereTheNameLeads)
+{
+    namespace fs = std::filesystem;
+    std::string d = cli_util::tmpdir("outfile");
+    std::string raw = write_raw(d, "small.raw", small_recs());
+    fs::create_directories(d + "/dir");
+    auto o = sh("trace-program --quiet --from-raw " + raw + " -o " + d + "/dir");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("is a directory"), std::string::npos) << o.text;
+    EXPECT_FALSE(fs::exists(d + "/dir.part"));
+    fs::create_symlink("real.trace", d + "/link.trace");
+    o = sh("trace-program --quiet --from-raw " + raw + " -o " + d + "/link.trace");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(d + "/link.trace")));
+    EXPECT_GT(fs::file_size(d + "/real.trace"), 100u);
+    o = sh("trace-program --quiet --from-raw " + raw + " -o /dev/null");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+    o = sh("trace-program --quiet --from-raw " + raw + " -o " + d + "/nofolder/x.trace");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("does not exist"), std::string::npos) << o.text;
+}
+
 // Converting a hand-made raw file: one stream per thread in order of first appearance, values,
 // the ticket chain of the lock word, flush + sfence -> durable, mfence -> order, compute gaps.
 TEST(Vgtrace, ConvertsHandMadeRaw)
