@@ -28,6 +28,10 @@ TEST(CliMessages, DidYouMean)
         {"run " + kCpu + " --model lightwsp --workload cpu-hashtabel", "did you mean 'cpu-hashtable'?"},
         {"run " + kGpu + " --model sbrp --workload scan --set nvm.xpbufer_entries=3", "did you mean 'nvm.xpbuffer_entries'?"},
         {"run " + kGpu + " --model sbrp --workload scan --size smal", "did you mean 'small'?"},
+        // issue 27 item 12: any nvm.front_end was accepted under a model that runs its own
+        {"run " + kCpu + " --model lightwsp --workload cpu-hashtable --set nvm.front_end=wpq_gat", "did you mean 'wpq_gate'?"},
+        // ... and a workload's error named its internal parameter (num_threads), not the key
+        {"run " + kCpu + " --model lightwsp --workload cpu-hashtable --set cpu.cores=128", "cpu.cores is 128"},
     };
     for (const auto &c : cases) {
         Out o = sh(c.args);

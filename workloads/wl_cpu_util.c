@@ -11,7 +11,10 @@ int cpu_gen_init_streams(cpu_gen *g, const char *wl, const wl_params *prm, uint3
     if (prm->num_threads == 0)
         return wl_err(err, errlen, "%s: needs a CPU system (system.kind=cpu): num_threads is 0", wl);
     if (prm->num_threads > CPU_MAX_THREADS)
-        return wl_err(err, errlen, "%s: num_threads %u out of range (1..%u)", wl, prm->num_threads, CPU_MAX_THREADS);
+        return wl_err(err, errlen,
+                      "%s: runs one thread per core, at most %u (the paper's largest count), and cpu.cores is %u "
+                      "(a recorded trace may use more cores)",
+                      wl, CPU_MAX_THREADS, prm->num_threads);
     g->nthreads = prm->num_threads + extra;
     g->t = (cpu_buf *)calloc(g->nthreads, sizeof *g->t);
     g->shadow = mem_clone(init);

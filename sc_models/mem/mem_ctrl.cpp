@@ -1,4 +1,5 @@
 #include "mem_ctrl.h"
+#include "suggest.h"
 
 #include <cmath>
 #include <cstring>
@@ -162,6 +163,19 @@ const ConfigTable<MemCtrlCfg> &host_table()
 }
 PERSIM_CONFIG_TABLE(host_table, 330);
 
+namespace {
+[[noreturn]] void unknown_front_end(const std::string &name)
+{
+    std::string all;
+    std::vector<std::string> names;
+    for (auto *q : all_write_queues()) {
+        all += std::string(all.empty() ? "" : ", ") + q->name;
+        names.push_back(q->name);
+    }
+    throw ConfigError("nvm.front_end: unknown front end '" + name + "'" + did_you_mean(name, names) + " (available: " + all + ")");
+}
+} // namespace
+
 MemCtrlCfg MemCtrlCfg::dram(const Config &c)
 {
     MemCtrlCfg m;
@@ -190,6 +204,9 @@ MemCtrlCfg MemCtrlCfg::nvm(const Config &c, const FrontEndTuning *tuning)
     n.read_gbps /= controllers;
     n.write_gbps /= controllers;
     m.dimm.dimms = m.dimm.dimms / controllers ? m.dimm.dimms / controllers : 1;
+    // The configured front end must exist even when the model runs its own (issue 27 item 12: any
+    // string was accepted, and recorded in config.json, under a model that replaces it).
+    if (!find_write_queue(m.front_end)) unknown_front_end(m.front_end);
     if (tuning && !tuning->front_end().empty()) m.front_end = tuning->front_end();
     m.tuning = tuning;
     if (m.front_end == "adr_wpq" && m.wpq_entries == 0) m.front_end = "direct";
@@ -226,11 +243,7 @@ MemCtrl::MemCtrl(sc_module_name n, const Config &c, const MemCtrlCfg &cfg, mem_i
     else
         dev_ = core_mem_.make(cfg.dev, nvm_bytes, nvm_init, std::string(name()) + ": invalid memory timing configuration");
     const WriteQueueKind *k = find_write_queue(cfg.front_end);
-    if (!k) {
-        std::string all;
-        for (auto *q : all_write_queues()) all += std::string(all.empty() ? "" : ", ") + q->name;
-        throw ConfigError("nvm.front_end: unknown front end '" + cfg.front_end + "' (available: " + all + ")");
-    }
+    if (!k) unknown_front_end(cfg.front_end);
     fe_ = k->make(c, *this);
     tsock.register_b_transport(this, &MemCtrl::b_transport);
     SC_METHOD(event_method);
