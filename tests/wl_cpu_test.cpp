@@ -237,7 +237,7 @@ TEST_P(Cpu, RefusesBadSizeAndTooManyThreads)
 {
     auto a = build_cpu(GetParam(), 65);
     EXPECT_NE(a->rc, 0);
-    EXPECT_NE(a->err.find("num_threads 65"), std::string::npos) << a->err;
+    EXPECT_NE(a->err.find("cpu.cores is 65"), std::string::npos) << a->err;
     auto b = build(GetParam(), cpu_params(0, 2));
     EXPECT_NE(b->rc, 0);
     EXPECT_NE(b->err.find("size 0"), std::string::npos) << b->err;
