@@ -1,5 +1,6 @@
 // persim run --vcd (issue 26 item 3): a picosecond time unit, nothing on stdout with --quiet, and
-// signals on both systems (GPU: persist-buffer occupancy / ACTR; cpu: wpq_gate occupancy and flush region).
+// signals on both systems (GPU: persist-buffer occupancy / ACTR; cpu: wpq_gate occupancy and flush region per
+// controller, each core's front-end buffer occupancy and region, BROI persist-buffer occupancy and epoch).
 #include <gtest/gtest.h>
 #include <fstream>
 #include <sstream>
@@ -37,4 +38,28 @@ TEST(CliVcd, BothSystemsTraceSignalsInPicoseconds)
     EXPECT_NE(cv.find("wpq_occupancy"), std::string::npos);
     EXPECT_NE(cv.find("flush_region"), std::string::npos);
     EXPECT_NE(cv.find("\n#"), std::string::npos) << "no value changes";
+    // each core's persist path: front-end buffer occupancy and its open region ID
+    EXPECT_NE(cv.find("fe_buffer_occupancy"), std::string::npos);
+    EXPECT_NE(cv.find(" region "), std::string::npos);
+    // BROI: each thread's persist buffer occupancy and barrier epoch, which moves during the run
+    Out b = sh("run --config " + kSrc + "/configs/cpu_broi_table3.json --model broi --workload broi-rbtree --size small "
+               "--quiet --vcd " + d + "/b.vcd --out " + d + "/b");
+    EXPECT_EQ(b.code, 0) << b.text;
+    const std::string bv = slurp(d + "/b.vcd");
+    const size_t v = bv.find("persist_buffer_occupancy");
+    ASSERT_NE(v, std::string::npos);
+    ASSERT_NE(bv.find(" epoch "), std::string::npos);
+    // the epoch signal's identifier (the token before " epoch ") takes a value other than 0
+    const size_t e = bv.find(" epoch ");
+    const size_t id0 = bv.rfind(' ', e - 1) + 1;
+    const std::string id = bv.substr(id0, e - id0);
+    bool moved = false;
+    for (size_t p = bv.find("$enddefinitions"); p != std::string::npos && !moved; p = bv.find('\n', p + 1)) {
+        const size_t q = bv.find('\n', p + 1);
+        const std::string line = bv.substr(p + 1, q == std::string::npos ? std::string::npos : q - p - 1);
+        if (line.size() > id.size() + 2 && line[0] == 'b' && line.compare(line.size() - id.size(), id.size(), id) == 0 &&
+            line.find('1') < line.size() - id.size() - 1)
+            moved = true;
+    }
+    EXPECT_TRUE(moved) << "the BROI epoch never left 0 in the waveform";
 }

@@ -59,6 +59,7 @@ public:
     bool running() const { return running_; }
     // Nothing of this thread's left to persist.
     bool path_idle() const { return path_->idle(); }
+    void trace(sc_core::sc_trace_file *tf) { path_->trace(tf, name()); }   // --vcd: its persist path's signals
     void wake() { ev_.notify(sc_core::SC_ZERO_TIME); }
     void wake_at(uint64_t t) { ev_.notify(t > now_ps() ? ps(t - now_ps()) : sc_core::SC_ZERO_TIME); }
     void power_off();

@@ -292,7 +292,11 @@ std::string CpuSystem::describe_stuck() const
     return s;
 }
 
-void CpuSystem::trace(sc_core::sc_trace_file *tf) { pm_->trace(tf); }
+void CpuSystem::trace(sc_core::sc_trace_file *tf)
+{
+    for (auto &c : cores_) c->trace(tf);
+    pm_->trace(tf);
+}
 
 void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
 {

@@ -27,6 +27,8 @@ extern "C" {
 #include "region_form.h"
 }
 
+namespace sc_core { class sc_trace_file; }
+
 namespace persim {
 
 struct PmControllers;
@@ -82,6 +84,8 @@ public:
     virtual bool idle() const { return true; }
     virtual void power_off() {}
     virtual std::string describe() const { return ""; }
+    // --vcd: its signals under `prefix` (the core's name), e.g. buffer occupancy and region/epoch ID.
+    virtual void trace(sc_core::sc_trace_file *, const std::string & /*prefix*/) {}
     // Its figures, in its core's group (NoPath: the same keys, zero).
     virtual void report(StatsWriter &w, const std::string &group) const;
     // The figures every path reports (fs: its front-end buffer's, null when it has none).

@@ -3,6 +3,13 @@
 #include <cstring>
 
 namespace persim {
+
+void PathWires::trace_signals(sc_core::sc_trace_file *tf, const std::string &prefix, const char *buffer, const char *id)
+{
+    vcd_ = true;
+    sc_core::sc_trace(tf, vcd_buffer_, prefix + "." + buffer);
+    sc_core::sc_trace(tf, vcd_id_, prefix + "." + id);
+}
 using namespace sc_core;
 
 PathWires::PathWires(const CpuPathSite &s, const CpuCfg &c, PmControllers &pm, uint32_t wire_bytes)

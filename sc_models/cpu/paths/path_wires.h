@@ -71,6 +71,12 @@ protected:
     uint32_t wire_bytes_;   // bytes a write moves on the path
     bool off_ = false;
     uint64_t path_writes_ = 0;
+    // --vcd (trace): the path's buffer occupancy and its region (RegionPath) or barrier epoch
+    // (PbufPath) ID; the path refreshes them with vcd_sample() where they change.
+    bool vcd_ = false;
+    uint64_t vcd_buffer_ = 0;
+    int64_t vcd_id_ = -1;
+    void trace_signals(sc_core::sc_trace_file *tf, const std::string &prefix, const char *buffer, const char *id);
     sc_core::sc_event path_ev_;     // the path's own process (RegionPath::path_step, PbufPath::path_step)
 
 private:

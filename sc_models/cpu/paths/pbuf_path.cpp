@@ -45,6 +45,17 @@ public:
     std::string describe() const override;
     void report(StatsWriter &w, const std::string &g) const override;
     void on_late_ack(uint64_t token, uint64_t at) override;
+    void trace(sc_core::sc_trace_file *tf, const std::string &prefix) override
+    {
+        trace_signals(tf, prefix, "persist_buffer_occupancy", "epoch");
+        vcd_sample();
+    }
+    void vcd_sample()
+    {
+        if (!vcd_) return;
+        vcd_buffer_ = pbuf_count(pb_.get());
+        vcd_id_ = (int64_t)pbuf_epoch(pb_.get());
+    }
 
     // The coherence engine's snoop of this buffer, its oldest live entry, and the resolution of
     // dependencies on thread `thread`'s entries.
@@ -197,6 +208,7 @@ void PbufPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_
             throw std::logic_error("persist buffer refused a store it had room for");
         }
     }
+    vcd_sample();
     path_ev_.notify(SC_ZERO_TIME);
 }
 
@@ -217,6 +229,7 @@ bool PbufPath::order(uint64_t t, PathStall *s)
         *s = PathStall{CpuWait::FE_FULL, UINT64_MAX};
         return false;
     }
+    vcd_sample();
     if (r == PBUF_NEW) {
         ++barriers_;
         if (remote_) ready_[fid] = link_send(&net_, t, 8);   // the end of the rdma_pwrite
@@ -284,6 +297,7 @@ void PbufPath::ack_step()
         any = true;
     });
     if (any) {
+        vcd_sample();
         if (remote_) ack_back_at_ = now + cfg_.rdma_latency_ps;     // the NIC sends the persist ACK back
         pp_.acked(id_);
         host_.wake_if(wait_bit(CpuWait::FE_FULL) | wait_bit(CpuWait::PERSIST_ACK), now);

@@ -47,6 +47,11 @@ public:
     std::string describe() const override;
     void report(StatsWriter &w, const std::string &g) const override;
     void on_late_ack(uint64_t token, uint64_t at) override;
+    void trace(sc_core::sc_trace_file *tf, const std::string &prefix) override
+    {
+        trace_signals(tf, prefix, "fe_buffer_occupancy", "region");
+        vcd_sample();
+    }
     // Region IDs were freed while every ID was live: a thread of this path waiting for one may go.
     void ids_freed(uint64_t at) { host_.wake_if(wait_bit(CpuWait::REGION), std::max(at, now_ps())); }
 
@@ -54,6 +59,13 @@ private:
     void path_step();
     void slot_freed(uint64_t at) override { host_.wake_if(wait_bit(CpuWait::FE_FULL) | wait_bit(CpuWait::VICTIM), at); }
     bool fe_room(uint64_t t);
+    void vcd_sample()
+    {
+        if (!vcd_) return;
+        vcd_buffer_ = fe_buf_count(fe_.get());
+        const uint64_t r = rseq_current(seq_, id_);
+        vcd_id_ = r == RSEQ_NO_ID ? -1 : (int64_t)r;
+    }
     RegionPersistence &rp_;
     region_seq *seq_;
     CoreState<fe_buf, fe_buf_cfg> fe_;
@@ -177,6 +189,7 @@ void RegionPath::region_end(uint64_t t)
     const bool exhausted = rp_.ids_exhausted();
     if (!rseq_end(seq_, id_, t, &b.region)) return;     // no store on the path since the last boundary
     rp_.ids_maybe_freed(exhausted, t);
+    vcd_sample();
     b.message = true;
     b.tag = rseq_tag(seq_, b.region);
     q_.push_back(b);
@@ -193,6 +206,7 @@ bool RegionPath::durable_point(PathStall *s)
 bool RegionPath::fe_room(uint64_t t)
 {
     frees_.pop_due(t, [&](uint64_t seq) { fe_buf_ack(fe_.get(), seq); });
+    vcd_sample();
     return !fe_buf_full(fe_.get());
 }
 
@@ -232,6 +246,7 @@ void RegionPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint6
         q_.push_back(it);
         ++path_writes_;
     }
+    vcd_sample();
     path_ev_.notify(SC_ZERO_TIME);
 }
 
