@@ -185,13 +185,7 @@ RunResult run_simulation(const RunSpec &spec)
 {
     RunResult res;
     const SystemKind &kind = system_of(spec.cfg);
-    if (!kind.has_model(spec.model))
-    {
-        std::vector<std::string> names;
-        for (const auto &m : kind.models()) names.push_back(m.name);
-        throw ConfigError("unknown model '" + spec.model + "' for system.kind " + kind.name + did_you_mean(spec.model, names) +
-                          " (available: " + kind.model_list() + ")");
-    }
+    kind.require_model(spec.model);
     if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
     Loaded L;
     load_program(spec, L);

@@ -1,6 +1,7 @@
 // What the system kinds share (system.h): model lookup, system.kind lookup, run_system. The kinds
 // themselves register in their own files (PERSIM_REGISTER, registry.h).
 #include "system.h"
+#include "suggest.h"
 #include <chrono>
 #include <csignal>
 #include "system_cfg.h"
@@ -21,6 +22,20 @@ std::string SystemKind::model_list() const
     return all;
 }
 
+void SystemKind::require_model(const std::string &m) const
+{
+    if (has_model(m)) return;
+    std::vector<std::string> names;
+    for (const ModelInfo &i : models()) names.push_back(i.name);
+    std::string other;
+    for (auto *k : all_systems())
+        if (k != this && k->has_model(m))
+            other = std::string("; '") + m + "' runs on system.kind " + k->name + " (set system.kind, e.g. --config configs/" +
+                    k->name + "_small.json)";
+    throw ConfigError("unknown model '" + m + "' for system.kind " + name + did_you_mean(m, names) + " (available: " +
+                      model_list() + ")" + other);
+}
+
 void check_model_known(const std::string &m, const std::string &what)
 {
     std::string all;
@@ -34,6 +49,7 @@ void check_model_known(const std::string &m, const std::string &what)
 OrderModel order_model_of(const Config &c, const std::string &model)
 {
     const SystemKind &k = system_of(c);
+    k.require_model(model);
     if (!k.order_model)
         throw ConfigError(std::string("system.kind ") + k.name + ": its models have no persist-order graph (it checks its own "
                           "persist order during a run: sim.crash_check)");

@@ -147,6 +147,9 @@ struct SystemKind {
 
     bool has_model(const std::string &m) const;
     std::string model_list() const;    // "a, b, c"
+    // Throws ConfigError unless this system runs model `m`: did-you-mean, this system's models, and
+    // the system that runs `m` when another one does (the same message for run, check and crash).
+    void require_model(const std::string &m) const;
 };
 
 // Every system kind registers itself in its file: PERSIM_REGISTER(SystemKind, "name", kind, order).

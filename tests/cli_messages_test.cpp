@@ -40,6 +40,18 @@ TEST(CliMessages, DidYouMean)
     }
 }
 
+// issue 27 item 12: check and crash said only "unknown model 'ppa'" when the config was the GPU's;
+// run, check and crash now give the same message, naming the system that runs the model.
+TEST(CliMessages, ModelOfTheOtherSystemIsNamed)
+{
+    for (const char *cmd : {"run", "check", "crash"}) {
+        Out o = sh(std::string(cmd) + " " + kGpu + " --model ppa --workload cpu-hashtable --size small");
+        EXPECT_EQ(o.code, 1) << cmd << ": " << o.text;
+        EXPECT_TRUE(has(o, "for system.kind gpu")) << cmd << ": " << o.text;
+        EXPECT_TRUE(has(o, "'ppa' runs on system.kind cpu")) << cmd << ": " << o.text;
+    }
+}
+
 TEST(CliMessages, WorkloadListIsTheSystems)
 {
     Out o = sh("run " + kCpu + " --model lightwsp --workload nosuch");
