@@ -24,6 +24,7 @@
 #include "system_cfg.h"
 #include "config.h"
 #include "proc.h"
+#include "args.h"
 extern "C" {
 #include "workload.h"
 }
@@ -128,26 +129,6 @@ std::string hex8(uint64_t h)
     char b[17];
     std::snprintf(b, sizeof b, "%08llx", (unsigned long long)(h & 0xffffffffull));
     return b;
-}
-
-std::vector<std::string> split_csv_line(const std::string &line)
-{
-    // The run CSV (sim.cpp) never quotes; accept quotes anyway.
-    std::vector<std::string> f;
-    std::string cur;
-    bool q = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (q) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
-            else if (c == '"') q = false;
-            else cur += c;
-        } else if (c == '"') q = true;
-        else if (c == ',') { f.push_back(cur); cur.clear(); }
-        else if (c != '\r') cur += c;
-    }
-    f.push_back(cur);
-    return f;
 }
 
 std::string fmt_dur(double s)
@@ -606,13 +587,10 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
     std::vector<std::string> run_cols;
     std::vector<std::map<std::string, std::string>> run_rows(pts.size());
     for (size_t i = 0; i < pts.size(); ++i) {
-        std::ifstream in(pts[i].dir + "/run.csv");
-        std::string header, line, last;
-        if (!std::getline(in, header)) continue;
-        while (std::getline(in, line))
-            if (!line.empty()) last = line;
-        if (last.empty()) continue;
-        auto h = split_csv_line(header), v = split_csv_line(last);
+        std::vector<std::vector<std::string>> rows;   // the point's run CSV: its header and its row
+        std::string err;
+        if (!csv_read_file(pts[i].dir + "/run.csv", rows, err) || rows.size() < 2) continue;
+        const std::vector<std::string> &h = rows.front(), &v = rows.back();
         for (size_t c = 0; c < h.size(); ++c) {
             bool have = false;
             for (const auto &x : run_cols) have |= x == h[c];
@@ -628,12 +606,11 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
     }
     std::string tmp = path + ".tmp";
     {
-        std::ofstream o(tmp);
+        std::ofstream o(tmp, std::ios::binary);
         if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
-        std::string hdr;
-        for (const auto &c : sweep_cols) hdr += (hdr.empty() ? "" : ",") + csv_field(c);
-        for (const auto &c : run_cols) hdr += "," + csv_field(c);
-        o << hdr << "\n";
+        std::vector<std::string> hdr = sweep_cols;
+        hdr.insert(hdr.end(), run_cols.begin(), run_cols.end());
+        o << csv_record(hdr);
         for (size_t i = 0; i < pts.size(); ++i) {
             const Point &p = pts[i];
             if (p.pending) continue;
@@ -644,11 +621,13 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
                 r["seed"] = p.seed;
                 r["status"] = "failed";
             }
-            std::string row = csv_field(p.id) + "," + std::to_string(p.exit_code);
-            for (size_t k : dim_col) row += "," + csv_field(p.ch[k]->label);
-            for (const auto &c : run_cols) row += "," + csv_field(r.count(c) ? r[c] : "");
-            o << row << "\n";
+            std::vector<std::string> row = {p.id, std::to_string(p.exit_code)};
+            for (size_t k : dim_col) row.push_back(p.ch[k]->label);
+            for (const auto &c : run_cols) row.push_back(r.count(c) ? r[c] : "");
+            o << csv_record(row);
         }
+        o.flush();
+        if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
     }
     fs::rename(tmp, path);
 }
@@ -704,45 +683,39 @@ struct SweepArgs {
     bool force = false, dry = false, slurm = false;
 };
 
-// Parses argv into *a; returns -1 to go on, else the exit code (help printed, or an error).
+// Parses argv into *a (CLI11); returns -1 to go on, else the exit code (help printed, or an error).
 int parse_sweep_args(int argc, char **argv, SweepArgs *a)
 {
     a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
     if (a->jobs < 1) a->jobs = 1;
-    auto parse_j = [&](const std::string &v, long &out) {
-        char *end = nullptr;
-        errno = 0;
-        long x = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || !end || *end || errno || x < 1 || x > 4096) return false;
-        out = x;
-        return true;
-    };
-    for (int i = 2; i < argc; ++i) {
-        std::string o = argv[i];
-        if (o == "-h" || o == "--help") {
-            std::fputs(kSweepUsage, stdout);
-            return 0;
-        } else if (o == "-j" || o == "--jobs") {
-            if (i + 1 >= argc) return sweep_die(o + " needs a value (a positive number of runs at a time)");
-            std::string v = argv[++i];
-            if (!parse_j(v, a->jobs)) return sweep_die(o + ": expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (o.rfind("-j", 0) == 0 || o.rfind("--jobs=", 0) == 0) {
-            std::string v = o.rfind("-j", 0) == 0 && o.rfind("--", 0) != 0 ? o.substr(2) : o.substr(7);
-            if (!parse_j(v, a->jobs)) return sweep_die("-j: expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (o == "--out" || o == "-o") {
-            if (i + 1 >= argc || !*argv[i + 1]) return sweep_die(o + " needs a directory");
-            a->out_override = argv[++i];
-        } else if (o == "--force") a->force = true;
-        else if (o == "--dry-run" || o == "-n") a->dry = true;
-        else if (o == "--emit-slurm") a->slurm = true;
-        else if (!o.empty() && o[0] == '-') return sweep_die("unknown option '" + o + "' (try persim sweep --help)");
-        else if (a->spec_path.empty()) a->spec_path = o;
-        else return sweep_die("unexpected argument '" + o + "' (one spec per sweep)");
+    CLI::App app{"persim sweep", "persim sweep"};
+    set_usage(app, kSweepUsage);
+    app.allow_extras();   // unknown options: named below, with did-you-mean
+    std::string jobs;
+    std::vector<std::string> specs;
+    app.add_option("-j,--jobs", jobs)->check(uint_in(1, 4096, "a positive integer"));
+    add_flag(app, "--force", a->force);
+    app.add_option("-o,--out", a->out_override)->check(CLI::Validator(
+        [](std::string &v) { return v.empty() ? std::string("needs a directory") : std::string(); }, "DIR"));
+    add_flag(app, "-n,--dry-run", a->dry);
+    add_flag(app, "--emit-slurm", a->slurm);
+    app.add_option("spec", specs);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::Success &e) {   // --help
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        return sweep_die(parse_error(app, &e, std::vector<std::string>(argv + 2, argv + argc), " (try persim sweep --help)"));
     }
-    if (a->spec_path.empty()) {
+    const std::string u = first_unknown_option(app);
+    if (!u.empty()) return sweep_die(parse_error(app, nullptr, {}, " (try persim sweep --help)"));
+    if (!jobs.empty()) a->jobs = (long)std::stoul(jobs);
+    if (specs.size() > 1) return sweep_die("unexpected argument '" + specs[1] + "' (one spec per sweep)");
+    if (specs.empty()) {
         std::fputs(kSweepUsage, stderr);
         return 1;
     }
+    a->spec_path = specs[0];
     return -1;
 }
 

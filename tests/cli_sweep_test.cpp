@@ -29,25 +29,8 @@ std::string slurp(const std::string &path)
     return ss.str();
 }
 
-std::vector<std::string> split(const std::string &s, char sep)
-{
-    std::vector<std::string> v;
-    std::string cur;
-    std::istringstream in(s);
-    while (std::getline(in, cur, sep)) v.push_back(cur);
-    if (!s.empty() && s.back() == sep) v.push_back("");
-    return v;
-}
-
-std::vector<std::vector<std::string>> read_csv(const std::string &path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(slurp(path));
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) rows.push_back(split(line, ','));
-    return rows;
-}
+// The records of a CSV file (RFC 4180: persim quotes every cell).
+std::vector<std::vector<std::string>> read_csv(const std::string &path) { return read_csv_records(path); }
 
 int col(const std::vector<std::string> &header, const std::string &name)
 {
@@ -331,4 +314,39 @@ TEST(Sweep, DryRunAndSlurm)
     ASSERT_EQ(std::system((first + " >/dev/null 2>&1").c_str()), 0) << first;
     o = sh("sweep " + f);
     EXPECT_NE(o.text.find("3 points: 2 run, 1 skipped"), std::string::npos) << o.text;
+}
+
+// Issue 27 item 5: a value with a comma, a quote or a line break keeps the CSV's columns: persim run's
+// CSV and sweep.csv quote every cell (RFC 4180), and the sweep reads the run's CSV back by the same rules.
+TEST(Sweep, ValuesKeepTheCsvColumns)
+{
+    std::string d = tmpdir("csvq");
+    Out o = sh("run --config " + kSmallCfg + " --model sbrp --workload scan --size small --quiet --set 'system.name=a,b \"q\"' --out " +
+               d + "/r --csv " + d + "/runs.csv");
+    ASSERT_EQ(o.code, 0) << o.text;
+    auto rows = read_csv(d + "/runs.csv");
+    ASSERT_EQ(rows.size(), 2u) << slurp(d + "/runs.csv");
+    ASSERT_EQ(rows[1].size(), rows[0].size()) << slurp(d + "/runs.csv");
+    EXPECT_EQ(rows[1][col(rows[0], "config")], "a,b \"q\"");
+    EXPECT_EQ(rows[1][col(rows[0], "model")], "sbrp");
+    EXPECT_EQ(rows[1][col(rows[0], "sets")], "system.name=a,b \"q\"");
+    // a second run appends below the same header
+    o = sh("run --config " + kSmallCfg + " --model epoch --workload scan --size small --quiet --out " + d + "/r2 --csv " + d + "/runs.csv");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_EQ(read_csv(d + "/runs.csv").size(), 3u);
+
+    std::string f = write(d, "s.json", "{\"out\": \"" + d + "/out\", \"configs\": [\"" + kSmallCfg + "\"], \"models\": [\"sbrp\"], "
+                                       "\"workloads\": [\"scan\"], \"sizes\": [\"small\"], "
+                                       "\"set\": {\"system.name\": [\"a,b\", \"c \\\"d\\\"\"]}}");
+    o = sh("sweep " + f + " -j 1");
+    ASSERT_EQ(o.code, 0) << o.text;
+    rows = read_csv(d + "/out/sweep.csv");
+    ASSERT_EQ(rows.size(), 3u) << slurp(d + "/out/sweep.csv");
+    for (size_t r = 1; r < rows.size(); ++r) {
+        ASSERT_EQ(rows[r].size(), rows[0].size()) << slurp(d + "/out/sweep.csv");
+        EXPECT_EQ(rows[r][col(rows[0], "system.name")], rows[r][col(rows[0], "config")]);
+        EXPECT_EQ(rows[r][col(rows[0], "status")], "ok");
+    }
+    EXPECT_EQ(rows[1][col(rows[0], "config")], "a,b");
+    EXPECT_EQ(rows[2][col(rows[0], "config")], "c \"d\"");
 }
