@@ -50,6 +50,27 @@ struct Loaded {
     }
 };
 
+// The workload s names, if the configured system runs it (else ConfigError, naming the system's).
+const persim_workload *find_workload(const RunSpec &s)
+{
+    const persim_workload *wl = wl_find(s.workload.c_str());
+    const SystemKind &kind = system_of(s.cfg);
+    // The workloads of this system's groups (workloads/workload.h), for the message and the hint.
+    std::vector<std::string> mine;
+    const persim_workload *const *(*lists[])(void) = {wl_all, wl_variants, wl_cpu_all, wl_agpm_all, wl_agpm_nolog_all};
+    const wl_group groups[] = {WL_GPU, WL_VARIANT, WL_CPU, WL_AGPM, WL_AGPM_NOLOG};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g)
+        if (!kind.workload_groups || (kind.workload_groups & (1u << groups[g])))
+            for (const persim_workload *const *w = lists[g](); *w; ++w) mine.push_back((*w)->name);
+    if (!wl || std::find(mine.begin(), mine.end(), s.workload) == mine.end()) {
+        std::string all;
+        for (const auto &n : mine) all += (all.empty() ? "" : ", ") + n;
+        throw ConfigError("unknown workload '" + s.workload + "' for system.kind " + kind.name + did_you_mean(s.workload, mine) +
+                          " (available: " + all + ")");
+    }
+    return wl;
+}
+
 void load_program(const RunSpec &s, Loaded &L)
 {
     char err[1024] = {0};
@@ -59,21 +80,7 @@ void load_program(const RunSpec &s, Loaded &L)
         L.prog = L.td.prog;
         L.img = L.td.init;
     } else {
-        L.wl = wl_find(s.workload.c_str());
-        const SystemKind &kind = system_of(s.cfg);
-        // The workloads of this system's groups (workloads/workload.h), for the message and the hint.
-        std::vector<std::string> mine;
-        const persim_workload *const *(*lists[])(void) = {wl_all, wl_variants, wl_cpu_all, wl_agpm_all, wl_agpm_nolog_all};
-        const wl_group groups[] = {WL_GPU, WL_VARIANT, WL_CPU, WL_AGPM, WL_AGPM_NOLOG};
-        for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g)
-            if (!kind.workload_groups || (kind.workload_groups & (1u << groups[g])))
-                for (const persim_workload *const *w = lists[g](); *w; ++w) mine.push_back((*w)->name);
-        if (!L.wl || std::find(mine.begin(), mine.end(), s.workload) == mine.end()) {
-            std::string all;
-            for (const auto &n : mine) all += (all.empty() ? "" : ", ") + n;
-            throw ConfigError("unknown workload '" + s.workload + "' for system.kind " + kind.name +
-                              did_you_mean(s.workload, mine) + " (available: " + all + ")");
-        }
+        L.wl = find_workload(s);
         wl_params prm{};
         const SystemCfg sc = SystemCfg::from(s.cfg);
         prm.size = L.size = sc.size_of(L.wl->default_size, L.wl->small_size, s.small);
@@ -166,11 +173,9 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     if (!o) throw ConfigError(path + ": cannot write CSV");
 }
 
-} // namespace
-
-RunResult run_simulation(const RunSpec &spec)
+// The model is one of the configured system's, and exactly one program is named.
+void check_model(const RunSpec &spec)
 {
-    RunResult res;
     const SystemKind &kind = system_of(spec.cfg);
     if (!kind.has_model(spec.model))
     {
@@ -180,6 +185,22 @@ RunResult run_simulation(const RunSpec &spec)
                           " (available: " + kind.model_list() + ")");
     }
     if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
+}
+
+} // namespace
+
+void check_run(const RunSpec &spec)
+{
+    check_model(spec);
+    SystemCfg::from(spec.cfg);
+    if (spec.trace.empty()) find_workload(spec);
+}
+
+RunResult run_simulation(const RunSpec &spec)
+{
+    RunResult res;
+    const SystemKind &kind = system_of(spec.cfg);
+    check_model(spec);
     Loaded L;
     load_program(spec, L);
     if (!L.prog || L.prog->nkernels == 0)

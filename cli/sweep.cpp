@@ -25,6 +25,8 @@
 #include "config.h"
 #include "proc.h"
 #include "args.h"
+#include "sim.h"
+#include "suggest.h"
 extern "C" {
 #include "workload.h"
 }
@@ -170,6 +172,30 @@ ojson read_spec_json(const std::string &path)
     }
 }
 
+// No string of the spec holds a control character: values reach command lines (commands.txt,
+// --dry-run, sweep.slurm) and file names, where a line break would start a new shell line.
+void check_no_control_chars(const Spec &s, const ojson &j, const std::string &key)
+{
+    auto clean = [](const std::string &v) {
+        for (unsigned char c : v)
+            if (c < 0x20 || c == 0x7f) return false;
+        return true;
+    };
+    if (j.is_string() && !clean(j.get<std::string>()))
+        bad(s, "'" + key + "': " + j.dump() + " holds a line break or another control character (values reach " +
+                   "command lines and sweep.slurm, where it would start a new shell line)");
+    if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) check_no_control_chars(s, j[i], key);
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!it.key().empty() && it.key()[0] == '_' && it.key() != "_label") continue;   // comments
+            if (key.empty() && it.key() == "description") continue;
+            const std::string k = key.empty() ? it.key() : key + "." + it.key();
+            if (!clean(it.key())) bad(s, "'" + k + "': the key holds a line break or another control character");
+            check_no_control_chars(s, it.value(), k);
+        }
+}
+
 // The top level is an object of known keys ("_..." keys are comments).
 void check_top_keys(const Spec &s, const ojson &j)
 {
@@ -204,8 +230,10 @@ void parse_head(Spec &s, const ojson &j)
     s.name = j.contains("name") ? str("name", false) : fs::path(s.path).stem().string();
     if (j.contains("description") && !j["description"].is_string()) bad(s, "'description' must be a string");
     if (j.contains("command")) s.command = str("command", false);
-    if (s.command.find_first_of(" /\t") != std::string::npos || s.command[0] == '-')
-        bad(s, "'command' must be a persim subcommand such as \"run\", got \"" + s.command + "\"");
+    // the commands that run a point and take the run options (persim list, trace ... would not run it)
+    if (s.command != "run" && s.command != "check" && s.command != "crash")
+        bad(s, "'command': expected \"run\", \"check\" or \"crash\", got \"" + s.command + "\"" +
+                   did_you_mean(s.command, {"run", "check", "crash"}));
     if (j.contains("args")) {
         if (!j["args"].is_array()) bad(s, "'args' must be a list of strings");
         for (const auto &a : j["args"]) {
@@ -416,6 +444,7 @@ Spec parse_spec(const std::string &path)
     s.path = path;
     const ojson j = read_spec_json(path);
     check_top_keys(s, j);
+    check_no_control_chars(s, j, "");
     parse_head(s, j);
     s.dims.push_back(config_dim(s, j));
     s.dims.push_back(model_dim(s, j));
@@ -511,8 +540,8 @@ done:
     return pts;
 }
 
-// The configuration a point's run resolves to, as `persim run` builds it (main.cpp build_config).
-json expected_config(const Point &p, uint64_t *size)
+// The configuration of a point's run, as `persim run` builds it (main.cpp build_config).
+Config point_config(const Point &p)
 {
     Config c;
     for (const Choice *ch : p.ch) {
@@ -521,6 +550,36 @@ json expected_config(const Point &p, uint64_t *size)
     }
     if (p.size_arg != "small" && p.size_arg != "default") c.set_kv("workload.size=" + p.size_arg, "--size");
     if (!p.seed.empty()) c.set_kv("sim.seed=" + p.seed, "--seed");
+    return c;
+}
+
+// Every point checked as `persim run` checks its command line and its run before it loads the
+// program (--size, the configuration with the point's values and their ranges, the model on the
+// configured system, the workload on it), before any point runs: the first problem names the spec
+// and the point. (A workload's own limits, found when its program is built, fail that point's run:
+// building every program first would take minutes and gigabytes at paper scale.)
+void check_points(const Spec &s, const std::vector<Point> &pts)
+{
+    for (const Point &p : pts) {
+        try {
+            const std::string e = size_arg_error(p.size_arg);
+            if (!e.empty()) throw ConfigError("--size: " + e);
+            RunSpec r;
+            r.cfg = point_config(p);
+            r.model = p.model;
+            r.workload = p.workload;
+            r.small = p.size_arg == "small";
+            check_run(r);
+        } catch (const ConfigError &e) {
+            bad(s, "point " + p.id + ": " + e.what());
+        }
+    }
+}
+
+// The configuration a point's run resolves to.
+json expected_config(const Point &p, uint64_t *size)
+{
+    const Config c = point_config(p);
     const persim_workload *wl = wl_find(p.workload.c_str());
     *size = SystemCfg::from(c).size_of(wl->default_size, wl->small_size, p.size_arg == "small");
     return c.resolved();
@@ -812,6 +871,11 @@ int sweep_main(int argc, char **argv)
     SweepArgs a;
     const int rc = parse_sweep_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    for (const std::string &v : {a.spec_path, a.out_override})
+        for (unsigned char c : v)
+            if (c < 0x20 || c == 0x7f)
+                return sweep_die("'" + v + "': a line break or another control character in a file name (it would reach "
+                                 "command lines and sweep.slurm)");
     Spec s;
     std::vector<Point> pts;
     const std::string exe = self_exe(argv[0]);
@@ -819,12 +883,7 @@ int sweep_main(int argc, char **argv)
         s = parse_spec(a.spec_path);
         if (!a.out_override.empty()) s.out = a.out_override;
         pts = expand(s, exe);
-        if (s.command != "run") {
-            // Another subcommand must exist in this build and accept the run options.
-            std::string probe = shell_quote(exe) + " " + shell_quote(s.command) + " --help >/dev/null 2>&1";
-            if (std::system(probe.c_str()) != 0)
-                bad(s, "'command': `persim " + s.command + "` is not available in this persim build");
-        }
+        check_points(s, pts);
     } catch (const ConfigError &e) {
         return sweep_die(e.what());
     }
@@ -843,7 +902,8 @@ int sweep_main(int argc, char **argv)
     if (a.slurm) {
         try {
             // the collect hint repeats --out (without it the collect would look in the spec's folder)
-            emit_slurm(s, pts, todo, a.out_override.empty() ? a.spec_path : a.spec_path + " --out " + shell_quote(a.out_override));
+            emit_slurm(s, pts, todo,
+                       shell_quote(a.spec_path) + (a.out_override.empty() ? "" : " --out " + shell_quote(a.out_override)));
         } catch (const ConfigError &e) {
             return sweep_die(e.what());
         }
