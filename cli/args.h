@@ -4,7 +4,6 @@
 // and the same number syntax.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <CLI/CLI.hpp>
 
@@ -27,11 +26,12 @@ void set_usage(CLI::App &app, const std::string &text);
 // A flag that `--flag=value` cannot set (such an argument is an error naming the flag).
 CLI::Option *add_flag(CLI::App &app, const std::string &names, bool &dst, const std::string &desc = "");
 
-// The message for a parse error of `app` (or of one of its subcommands, `sub`): the first unknown
-// option in the arguments CLI11 left over (with did-you-mean over app's options and `also`), then
-// CLI11's error in persim's words. `argv` is the command line (to name the option of a
-// value-less flag or a missing value). `hint` ends the unknown-option message, e.g.
-// " (try persim sweep --help)".
+// The message for a parse error of `app` (a command's CLI11 app or subcommand; e may be null): the
+// first unknown option among the arguments CLI11 left over (with did-you-mean over app's options
+// and `also`), else CLI11's error e in persim's words ("option --quiet takes no value (got
+// '--quiet=1')", "option --out needs a value"). `argv` is the command's arguments (to find the
+// flag given a value, or the option left without one); `hint` ends the unknown-option message,
+// e.g. " (try persim sweep --help)".
 std::string parse_error(const CLI::App &app, const CLI::Error *e, const std::vector<std::string> &argv,
                         const std::string &hint, const std::vector<std::string> &also = {});
 

@@ -1,5 +1,4 @@
 // persim command line: run, trace, list.
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
