@@ -16,10 +16,13 @@
 #include <queue>
 #include <string>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 #include "config.h"
 #include "cores_util.h"
 #include "mem_ctrl.h"
+#include "proc.h"
+#include "args.h"
 extern "C" {
 #include "pm_dimm.h"
 }
@@ -154,21 +157,34 @@ LoopResult closed_loop(pm_dimm *d, bool write, uint32_t threads, uint32_t mlp, u
     return r;
 }
 
-FILE *open_csv(const std::string &dir, const char *name, const char *header)
-{
-    const std::string p = dir + "/" + name;
-    FILE *f = std::fopen(p.c_str(), "w");
-    if (!f) fail("cannot write " + p);
-    std::fprintf(f, "%s\n", header);
-    return f;
-}
+// One benchmark's CSV file (cli/proc.h: RFC 4180, every cell quoted).
+class CsvOut {
+  public:
+    CsvOut(const std::string &dir, const char *name, const std::vector<std::string> &header)
+        : path_(dir + "/" + name), o_(path_, std::ios::binary)
+    {
+        if (!o_) fail("cannot write " + path_);
+        row(header);
+    }
+    void row(const std::vector<std::string> &cells) { o_ << csv_record(cells); }
+    void close()
+    {
+        o_.close();
+        if (!o_) fail("cannot write " + path_);
+    }
 
-uint64_t parse_u(const std::string &opt, const std::string &v)
+  private:
+    std::string path_;
+    std::ofstream o_;
+};
+
+// A number as printf writes it (one CSV cell).
+template <class T>
+std::string cell(const char *fmt, T v)
 {
-    char *end = nullptr;
-    const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || *end || x == 0) fail(opt + ": expected a positive integer, got '" + v + "'");
-    return x;
+    char b[64];
+    std::snprintf(b, sizeof b, fmt, v);
+    return b;
 }
 
 } // namespace
@@ -181,28 +197,37 @@ int device_main(int argc, char **argv)
     uint32_t mlp = 10;
     uint64_t samples = 100000;
     bool quiet = false;
-    for (int i = 2; i < argc; ++i) {
-        const std::string s = argv[i];
-        auto val = [&]() -> std::string {
-            if (i + 1 >= argc) fail("option " + s + " needs a value");
-            return argv[++i];
-        };
-        if (s == "--help" || s == "-h") {
-            std::printf("%s", kDeviceUsage);
-            return 0;
-        } else if (s == "--config") configs.push_back(val());
-        else if (s == "--set") sets.push_back(val());
-        else if (s == "--out") out = val();
-        else if (s == "--host-path-ns") {
-            const std::string v = val();
+    std::string host_s, mlp_s, samples_s;
+    CLI::App app{"persim device", "persim device"};
+    set_usage(app, kDeviceUsage);
+    app.allow_extras();   // unknown options: named below, with did-you-mean
+    app.add_option("--config", configs)->allow_extra_args(false);
+    app.add_option("--set", sets)->allow_extra_args(false);
+    app.add_option("--out", out);
+    app.add_option("--host-path-ns", host_s)->check(CLI::Validator(
+        [](std::string &v) -> std::string {
             char *end = nullptr;
-            host_ns = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end || !(host_ns >= 0) || host_ns > 1e6) fail("--host-path-ns: expected ns in 0..1e6, got '" + v + "'");
-        } else if (s == "--mlp") mlp = (uint32_t)std::min<uint64_t>(parse_u(s, val()), 1024);
-        else if (s == "--samples") samples = parse_u(s, val());
-        else if (s == "--quiet") quiet = true;
-        else fail("unknown option '" + s + "' (try persim device --help)");
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(x >= 0) || x > 1e6) return "expected ns in 0..1e6, got '" + v + "'";
+            return "";
+        },
+        "NS"));
+    app.add_option("--mlp", mlp_s)->check(uint_in(1, UINT64_MAX, "a positive integer"));
+    app.add_option("--samples", samples_s)->check(uint_in(1, UINT64_MAX, "a positive integer"));
+    add_flag(app, "--quiet", quiet);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::Success &e) {   // --help
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        fail(parse_error(app, &e, std::vector<std::string>(argv + 2, argv + argc), " (try persim device --help)"));
     }
+    if (!app.remaining().empty())
+        fail(first_unknown_option(app).empty() ? "unexpected argument '" + app.remaining()[0] + "'"
+                                               : parse_error(app, nullptr, {}, " (try persim device --help)"));
+    if (!host_s.empty()) host_ns = std::strtod(host_s.c_str(), nullptr);
+    if (!mlp_s.empty()) mlp = (uint32_t)std::min<uint64_t>(std::stoull(mlp_s), 1024);
+    if (!samples_s.empty()) samples = std::stoull(samples_s);
     pm_dimm_cfg socket{};
     try {
         Config c;
@@ -224,7 +249,7 @@ int device_main(int argc, char **argv)
     const uint64_t warm = samples;
 
     // 1. Idle read latency (Izraelevitz et al., "best-case latency"): one thread, dependent.
-    FILE *f = open_csv(out, "latency.csv", "pattern,op,latency_ns");
+    CsvOut lat(out, "latency.csv", {"pattern", "op", "latency_ns"});
     double lat_seq, lat_rnd;
     {
         Dev v(socket);
@@ -233,12 +258,13 @@ int device_main(int argc, char **argv)
         Rng g(1);
         const uint64_t lines = (64ull << 20) / 64;   // a 64 MB region: inside the AIT caches' reach
         lat_rnd = closed_loop(w.d, false, 1, 1, warm, samples, host, [&](uint32_t, uint64_t) { return Access{g.below(lines) * 64, 64}; }).avg_latency_ns;
-        std::fprintf(f, "sequential,read,%.2f\nrandom,read,%.2f\n", lat_seq, lat_rnd);
+        lat.row({"sequential", "read", cell("%.2f", lat_seq)});
+        lat.row({"random", "read", cell("%.2f", lat_rnd)});
     }
-    std::fclose(f);
+    lat.close();
 
     // 2. Pointer chase on one DIMM over working sets (LENS, Wang et al.: the buffer and AIT knees).
-    f = open_csv(out, "chase.csv", "working_set_bytes,latency_ns,buf_hit_rate,ait_hit_rate");
+    CsvOut chase(out, "chase.csv", {"working_set_bytes", "latency_ns", "buf_hit_rate", "ait_hit_rate"});
     {
         pm_dimm_cfg one = socket;
         one.dimms = 1;
@@ -251,15 +277,15 @@ int device_main(int argc, char **argv)
                                              [&](uint32_t, uint64_t) { return Access{g.below(lines) * 64, 64}; });
             const pm_dimm_stats &s = v.st();
             const double ait = s.ait_hits + s.ait_misses ? (double)s.ait_hits / (s.ait_hits + s.ait_misses) : 0;
-            std::fprintf(f, "%llu,%.2f,%.4f,%.4f\n", (unsigned long long)ws, r.avg_latency_ns,
-                         s.reads ? (double)s.buf_read_hits / s.reads : 0, ait);
+            chase.row({std::to_string(ws), cell("%.2f", r.avg_latency_ns),
+                       cell("%.4f", s.reads ? (double)s.buf_read_hits / s.reads : 0.0), cell("%.4f", ait)});
         }
     }
-    std::fclose(f);
+    chase.close();
 
     // 3. Bandwidth against access size and threads (Izraelevitz et al.; Yang et al.): random
     //    size-aligned accesses over 1 GB on every DIMM.
-    f = open_csv(out, "bandwidth.csv", "op,access_bytes,threads,gbps");
+    CsvOut bw(out, "bandwidth.csv", {"op", "access_bytes", "threads", "gbps"});
     for (int wr = 0; wr < 2; ++wr)
         for (uint32_t size : {64u, 128u, 256u, 512u, 1024u, 2048u, 4096u})
             for (uint32_t threads : {1u, 2u, 4u, 8u, 12u, 16u, 24u, 32u, 48u}) {
@@ -269,13 +295,13 @@ int device_main(int argc, char **argv)
                 const uint64_t per = std::max<uint64_t>(samples * 64 / size / threads, 200);
                 const LoopResult r = closed_loop(v.d, wr, threads, mlp, per / 4, per, host,
                                                  [&](uint32_t, uint64_t) { return Access{g.below(blocks) * size, size}; });
-                std::fprintf(f, "%s,%u,%u,%.3f\n", wr ? "write" : "read", size, threads, r.gbps);
+                bw.row({wr ? "write" : "read", std::to_string(size), std::to_string(threads), cell("%.3f", r.gbps)});
             }
-    std::fclose(f);
+    bw.close();
 
     // 4. Write amplification (Yang et al.'s effective write ratio, inverted): media bytes written
     //    per byte written, over 1 GB, 4 threads.
-    f = open_csv(out, "amplification.csv", "pattern,access_bytes,write_amplification");
+    CsvOut amp(out, "amplification.csv", {"pattern", "access_bytes", "write_amplification"});
     for (int seq = 0; seq < 2; ++seq)
         for (uint32_t size : {8u, 64u, 128u, 256u}) {
             Dev v(socket);
@@ -286,15 +312,15 @@ int device_main(int argc, char **argv)
             });
             const pm_dimm_stats &s = v.st();
             const double media = (double)(s.media_writes + pm_dimm_dirty_lines(v.d)) * socket.media_line_bytes;
-            std::fprintf(f, "%s,%u,%.3f\n", seq ? "sequential" : "random", size, s.write_bytes ? media / s.write_bytes : 0);
+            amp.row({seq ? "sequential" : "random", std::to_string(size), cell("%.3f", s.write_bytes ? media / s.write_bytes : 0.0)});
         }
-    std::fclose(f);
+    amp.close();
 
     // 5. Tail latency on a hotspot (Yang et al.: rare writes of tens of microseconds): one thread
     //    on one DIMM, dependent 256 B writes cycling over a hotspot larger than the buffer, so
     //    every line leaves the buffer whole and reaches the media; every nvm.wear_writes-th media
     //    write of a wear block migrates it.
-    f = open_csv(out, "tail.csv", "hotspot_bytes,writes,p50_ns,p99_ns,p9999_ns,max_ns,over_10us,migrations");
+    CsvOut tail(out, "tail.csv", {"hotspot_bytes", "writes", "p50_ns", "p99_ns", "p9999_ns", "max_ns", "over_10us", "migrations"});
     for (uint64_t hot : {32768ull, 262144ull}) {
         pm_dimm_cfg c = socket;
         c.dimms = 1;
@@ -307,11 +333,11 @@ int device_main(int argc, char **argv)
         std::sort(l.begin(), l.end());
         auto pct = [&](double p) { return l.empty() ? 0.0 : l[std::min<size_t>(l.size() - 1, (size_t)(p * l.size()))] / 1000.0; };
         const uint64_t over = (uint64_t)(l.end() - std::upper_bound(l.begin(), l.end(), 10000000ull));
-        std::fprintf(f, "%llu,%llu,%.1f,%.1f,%.1f,%.1f,%llu,%llu\n", (unsigned long long)hot, (unsigned long long)l.size(),
-                     pct(0.5), pct(0.99), pct(0.9999), l.empty() ? 0.0 : l.back() / 1000.0, (unsigned long long)over,
-                     (unsigned long long)v.st().migrations);
+        tail.row({std::to_string(hot), std::to_string(l.size()), cell("%.1f", pct(0.5)), cell("%.1f", pct(0.99)),
+                  cell("%.1f", pct(0.9999)), cell("%.1f", l.empty() ? 0.0 : l.back() / 1000.0), std::to_string(over),
+                  std::to_string(v.st().migrations)});
     }
-    std::fclose(f);
+    tail.close();
 
     if (!quiet)
         std::printf("persim device: %u DIMMs, idle read latency sequential %.1f ns, random %.1f ns; CSVs in %s/\n",

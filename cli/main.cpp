@@ -1,9 +1,9 @@
 // persim command line: run, trace, list.
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,6 +23,7 @@
 #include "system.h"
 #include "system_cfg.h"
 #include "version.h"
+#include "args.h"
 extern "C" {
 #include "func_exec.h"
 #include "trace.h"
@@ -119,117 +120,134 @@ struct Args {
     std::string points, images, at, sample, target;
     bool quiet = false, markdown = false, check = false, time_recovery = false, worst = false, force = false;
     std::vector<std::string> positional;
-    std::vector<std::string> given;   // the options given, as spelled (for the per-command check)
 };
 
-// The options each command takes (beyond --help); anything else is an error naming the command.
-const std::vector<std::string> &options_of(const std::string &cmd)
+// The options of every command: CLI11 spelling, what they set in Args, and the commands that take
+// them ("*": every command). An option of another command is an error naming the command.
+struct OptDef {
+    const char *names;
+    std::string Args::*value;                  // an option with a value (the last one given counts)
+    std::vector<std::string> Args::*list;      // a repeatable option
+    bool Args::*flag;                          // a flag
+    std::vector<std::string> cmds;
+};
+
+const std::vector<OptDef> &option_table()
 {
-    static const std::vector<std::string> common = {"--config", "--set", "--quiet", "-q"};
-    static const std::map<std::string, std::vector<std::string>> per = {
-        {"run", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--vcd", "--log-warp", "--size", "--seed", "--check",
-                 "--force"}},
-        {"check", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed"}},
-        {"crash", {"--model", "--workload", "--trace", "--out", "-o", "--csv", "--size", "--seed", "--points", "--images", "--at",
-                   "--sample", "--target", "--time-recovery", "--worst"}},
-        {"trace", {"--workload", "--out", "-o", "--size", "--seed"}},
-        {"list", {"--markdown"}},
-        {"config", {}},
+    using V = std::vector<std::string>;
+    const V rcc = {"run", "check", "crash"}, rcct = {"run", "check", "crash", "trace"};
+    static const std::vector<OptDef> t = {
+        {"--config", nullptr, &Args::configs, nullptr, {"*"}},
+        {"--set", nullptr, &Args::sets, nullptr, {"*"}},
+        {"-q,--quiet", nullptr, nullptr, &Args::quiet, {"*"}},
+        {"--model", &Args::model, nullptr, nullptr, rcc},
+        {"--workload", &Args::workload, nullptr, nullptr, rcct},
+        {"--trace", &Args::trace, nullptr, nullptr, rcc},
+        {"-o,--out", &Args::out, nullptr, nullptr, rcct},
+        {"--csv", &Args::csv, nullptr, nullptr, rcc},
+        {"--size", &Args::size, nullptr, nullptr, rcct},
+        {"--seed", &Args::seed, nullptr, nullptr, rcct},
+        {"--vcd", &Args::vcd, nullptr, nullptr, {"run"}},
+        {"--log-warp", &Args::logw, nullptr, nullptr, {"run"}},
+        {"--check", nullptr, nullptr, &Args::check, {"run"}},
+        {"--force", nullptr, nullptr, &Args::force, {"run"}},
+        {"--points", &Args::points, nullptr, nullptr, {"crash"}},
+        {"--images", &Args::images, nullptr, nullptr, {"crash"}},
+        {"--at", &Args::at, nullptr, nullptr, {"crash"}},
+        {"--sample", &Args::sample, nullptr, nullptr, {"crash"}},
+        {"--target", &Args::target, nullptr, nullptr, {"crash"}},
+        {"--time-recovery", nullptr, nullptr, &Args::time_recovery, {"crash"}},
+        {"--worst", nullptr, nullptr, &Args::worst, {"crash"}},
+        {"--markdown", nullptr, nullptr, &Args::markdown, {"list"}},
     };
-    static std::map<std::string, std::vector<std::string>> all;
-    if (!all.count(cmd)) {
-        std::vector<std::string> v = common;
-        auto it = per.find(cmd);
-        if (it != per.end()) v.insert(v.end(), it->second.begin(), it->second.end());
-        all[cmd] = v;
-    }
-    return all[cmd];
+    return t;
 }
 
+const std::vector<std::string> kCommands = {"run", "check", "crash", "trace", "list", "config"};
+// the commands with parsers of their own (sc_main hands them argv): for did-you-mean
+const std::vector<std::string> kOtherCommands = {"sweep", "trace-program", "device"};
+
+bool takes(const OptDef &o, const std::string &cmd)
+{
+    return std::find(o.cmds.begin(), o.cmds.end(), "*") != o.cmds.end() ||
+           std::find(o.cmds.begin(), o.cmds.end(), cmd) != o.cmds.end();
+}
+
+// The spellings of an option ("-o,--out": "-o", "--out").
+std::vector<std::string> spellings(const OptDef &o)
+{
+    std::vector<std::string> v;
+    std::string n = o.names;
+    for (size_t c; (c = n.find(',')) != std::string::npos; n = n.substr(c + 1)) v.push_back(n.substr(0, c));
+    v.push_back(n);
+    return v;
+}
+
+// The command line, by CLI11 (one subcommand per command, each with its own options).
 Args parse(int argc, char **argv)
 {
     Args a;
+    const std::string usage = [] {
+        std::vector<char> b(std::strlen(kUsage) + std::strlen(version()) + 1);
+        std::snprintf(b.data(), b.size(), kUsage, version());
+        return std::string(b.data());
+    }();
     if (argc < 2) {
-        std::printf(kUsage, version());
+        std::fputs(usage.c_str(), stdout);
         std::exit(EXIT_BAD_INPUT);
     }
-    a.cmd = argv[1];
-    if (a.cmd == "--help" || a.cmd == "-h" || a.cmd == "help") {
-        std::printf(kUsage, version());
-        std::exit(0);
-    }
-    if (a.cmd == "--version") {
-        std::printf("persim %s (%s)\n", version(), git_describe());
-        std::exit(0);
-    }
-    if (a.cmd != "run" && a.cmd != "trace" && a.cmd != "list" && a.cmd != "check" && a.cmd != "crash" && a.cmd != "config")
-        die("unknown command '" + a.cmd + "'" +
-            did_you_mean(a.cmd, {"run", "trace", "list", "check", "crash", "sweep", "trace-program", "device", "config"}) +
-            " (try persim --help)");
-    for (int i = 2; i < argc; ++i) {
-        std::string s = argv[i];
-        // --option=value is --option value
-        std::string inline_val;
-        bool has_inline = false;
-        if (s.size() > 2 && s.compare(0, 2, "--") == 0 && s.find('=') != std::string::npos) {
-            inline_val = s.substr(s.find('=') + 1);
-            s = s.substr(0, s.find('='));
-            has_inline = true;
-        }
-        auto val = [&](const char *opt) -> std::string {
-            if (has_inline) {
-                has_inline = false;
-                return inline_val;
+    CLI::App app{"persim", "persim"};
+    set_usage(app, usage);
+    app.set_version_flag("--version", std::string("persim ") + version() + " (" + git_describe() + ")");
+    app.require_subcommand(1);
+    CLI::App *help = app.add_subcommand("help");
+    for (const std::string &cmd : kCommands) {
+        CLI::App *sub = app.add_subcommand(cmd);
+        sub->allow_extras();   // unknown options and options of other commands: reported below, by name
+        sub->add_option("args", a.positional);
+        for (const OptDef &o : option_table()) {
+            if (!takes(o, cmd)) continue;
+            if (o.flag) add_flag(*sub, o.names, a.*o.flag);
+            else if (o.list) sub->add_option(o.names, a.*o.list)->allow_extra_args(false);
+            else {
+                CLI::Option *opt = sub->add_option(o.names, a.*o.value)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+                if (std::string(o.names) == "--model" && cmd != "trace") opt->required();
+                if (std::string(o.names) == "--size")
+                    opt->check(CLI::Validator([](std::string &v) { return size_arg_error(v); }, "SIZE"));
             }
-            if (i + 1 >= argc) die(std::string("option ") + opt + " needs a value");
-            return argv[++i];
-        };
-        if (!s.empty() && s[0] == '-' && s != "--help" && s != "-h") a.given.push_back(s);
-        if (s == "--help" || s == "-h") {
-            std::printf(kUsage, version());
-            std::exit(0);
-        } else if (s == "--config") a.configs.push_back(val("--config"));
-        else if (s == "--set") a.sets.push_back(val("--set"));
-        else if (s == "--model") a.model = val("--model");
-        else if (s == "--workload") a.workload = val("--workload");
-        else if (s == "--trace") a.trace = val("--trace");
-        else if (s == "--out" || s == "-o") a.out = val("--out");
-        else if (s == "--csv") a.csv = val("--csv");
-        else if (s == "--vcd") a.vcd = val("--vcd");
-        else if (s == "--log-warp") a.logw = val("--log-warp");
-        else if (s == "--size") a.size = val("--size");
-        else if (s == "--seed") a.seed = val("--seed");
-        else if (s == "--quiet" || s == "-q") a.quiet = true;
-        else if (s == "--check") a.check = true;
-        else if (s == "--force") a.force = true;
-        else if (s == "--points") a.points = val("--points");
-        else if (s == "--images") a.images = val("--images");
-        else if (s == "--at") a.at = val("--at");
-        else if (s == "--sample") a.sample = val("--sample");
-        else if (s == "--target") a.target = val("--target");
-        else if (s == "--markdown") a.markdown = true;
-        else if (s == "--time-recovery") a.time_recovery = true;
-        else if (s == "--worst") a.worst = true;
-        else if (!s.empty() && s[0] == '-') {
-            std::vector<std::string> known;
-            for (const char *c : {"run", "check", "crash", "trace", "list"})
-                for (const auto &o : options_of(c)) known.push_back(o);
-            die("unknown option '" + s + "'" + did_you_mean(s, known) + " (try persim --help)");
-        } else a.positional.push_back(s);
-        if (has_inline) die("option " + s + " takes no value (got '" + s + "=" + inline_val + "')");
+        }
     }
-    const auto &ok = options_of(a.cmd);
-    for (const auto &g : a.given)
-        if (std::find(ok.begin(), ok.end(), g) == ok.end())
-            die("option " + g + " does not apply to `persim " + a.cmd + "` (see persim --help)");
-    if ((a.cmd == "run" || a.cmd == "check" || a.cmd == "crash") && a.model.empty())
-        die(a.cmd + ": --model is required (`persim list models` lists them per system)");
-    if (!a.size.empty() && a.size != "small" && a.size != "default") {
-        bool digits = !a.size.empty() && a.size.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || a.size == "0" || a.size.size() > 18)
-            die("--size: expected small, default or a positive number (the workload's size knob), got '" + a.size + "'" +
-                did_you_mean(a.size, {"small", "default"}));
+    std::optional<CLI::ParseError> failed;
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success &e) {   // --help, --version
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError &e) {
+        failed = e;
     }
+    if (app.get_subcommands().empty()) {
+        std::vector<std::string> all = kCommands;
+        all.insert(all.end(), kOtherCommands.begin(), kOtherCommands.end());
+        die("unknown command '" + std::string(argv[1]) + "'" + did_you_mean(argv[1], all) + " (try persim --help)");
+    }
+    CLI::App *sub = app.get_subcommands()[0];
+    if (sub == help) {
+        std::fputs(usage.c_str(), stdout);
+        std::exit(0);
+    }
+    a.cmd = sub->get_name();
+    // Unknown options first (a misspelt --model is named as such, not as a missing --model); an
+    // option of another command is named as one.
+    std::vector<std::string> all;
+    for (const OptDef &o : option_table())
+        for (const std::string &n : spellings(o)) all.push_back(n);
+    const std::string u = first_unknown_option(*sub);
+    if (std::find(all.begin(), all.end(), u) != all.end())
+        die("option " + u + " does not apply to `persim " + a.cmd + "` (see persim --help)");
+    if (u.empty() && failed && failed->get_name() == "RequiredError")
+        die(a.cmd + ": " + failed->what() + " (`persim list models` lists them per system)");
+    if (!u.empty() || failed)
+        die(parse_error(*sub, failed ? &*failed : nullptr, std::vector<std::string>(argv + 1, argv + argc), " (try persim --help)", all));
     return a;
 }
 
@@ -581,10 +599,8 @@ int cmd_check(const Args &a)
 
 uint64_t parse_u64(const std::string &opt, const std::string &v)
 {
-    char *end = nullptr;
-    errno = 0;
-    unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || v[0] == '-' || *end || errno) die(opt + ": expected a non-negative integer, got '" + v + "'");
+    uint64_t x = 0;
+    if (!persim::parse_u64(v, x)) die(opt + ": expected a non-negative integer, got '" + v + "'");
     return x;
 }
 

@@ -6,18 +6,102 @@
 #include <fstream>
 #include <fcntl.h>
 #include <spawn.h>
+#include <csv.h>
 #include <sys/wait.h>
 
 extern char **environ;
 
 namespace persim {
 
-std::string csv_field(const std::string &s)
+std::string csv_cell(const std::string &s)
 {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string o = "\"";
-    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return o + "\"";
+    std::string o(csv_write(nullptr, 0, s.data(), s.size()), '\0');
+    csv_write(o.data(), o.size(), s.data(), s.size());
+    return o;
+}
+
+std::string csv_record(const std::vector<std::string> &cells)
+{
+    std::string o;
+    for (size_t i = 0; i < cells.size(); ++i) o += (i ? "," : "") + csv_cell(cells[i]);
+    return o + "\n";
+}
+
+namespace {
+
+// libcsv's parser with RFC 4180's rules: strict quoting, and spaces belong to the field.
+struct CsvReader {
+    csv_parser p{};
+    std::vector<std::vector<std::string>> *out;
+    std::vector<std::string> cur;
+    size_t max;
+    explicit CsvReader(std::vector<std::vector<std::string>> *o, size_t max_records) : out(o), max(max_records)
+    {
+        csv_init(&p, CSV_STRICT | CSV_STRICT_FINI);
+        csv_set_space_func(&p, [](unsigned char) { return 0; });
+    }
+    ~CsvReader() { csv_free(&p); }
+    static void field(void *s, size_t n, void *self)
+    {
+        static_cast<CsvReader *>(self)->cur.emplace_back(static_cast<const char *>(s), n);
+    }
+    static void record(int, void *self)
+    {
+        auto *r = static_cast<CsvReader *>(self);
+        if (!r->max || r->out->size() < r->max) r->out->push_back(std::move(r->cur));
+        r->cur.clear();
+    }
+    bool full() const { return max && out->size() >= max; }
+    bool feed(const char *s, size_t n, std::string &err)
+    {
+        if (csv_parse(&p, s, n, field, record, this) != n) {
+            err = csv_strerror(csv_error(&p));
+            return false;
+        }
+        return true;
+    }
+    bool finish(std::string &err)
+    {
+        if (csv_fini(&p, field, record, this) != 0 || csv_error(&p) != CSV_SUCCESS) {
+            err = csv_strerror(csv_error(&p));
+            return false;
+        }
+        return true;
+    }
+};
+
+} // namespace
+
+bool csv_parse(const std::string &text, std::vector<std::vector<std::string>> &records, std::string &err, size_t max_records)
+{
+    records.clear();
+    CsvReader r(&records, max_records);
+    return r.feed(text.data(), text.size(), err) && r.finish(err);
+}
+
+bool csv_read_file(const std::string &path, std::vector<std::vector<std::string>> &records, std::string &err,
+                   size_t max_records)
+{
+    records.clear();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        err = path + ": cannot open";
+        return false;
+    }
+    CsvReader r(&records, max_records);
+    std::string line;
+    while (!r.full() && std::getline(in, line)) {
+        line += '\n';
+        if (!r.feed(line.data(), line.size(), err)) {
+            err = path + ": " + err;
+            return false;
+        }
+    }
+    if (!r.finish(err)) {
+        err = path + ": " + err;
+        return false;
+    }
+    return true;
 }
 
 std::string shell_quote(const std::string &s)

@@ -53,6 +53,27 @@ struct Loaded {
     }
 };
 
+// The workload s names, if the configured system runs it (else ConfigError, naming the system's).
+const persim_workload *find_workload(const RunSpec &s)
+{
+    const persim_workload *wl = wl_find(s.workload.c_str());
+    const SystemKind &kind = system_of(s.cfg);
+    // The workloads of this system's groups (workloads/workload.h), for the message and the hint.
+    std::vector<std::string> mine;
+    const persim_workload *const *(*lists[])(void) = {wl_all, wl_variants, wl_cpu_all, wl_agpm_all, wl_agpm_nolog_all};
+    const wl_group groups[] = {WL_GPU, WL_VARIANT, WL_CPU, WL_AGPM, WL_AGPM_NOLOG};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g)
+        if (!kind.workload_groups || (kind.workload_groups & (1u << groups[g])))
+            for (const persim_workload *const *w = lists[g](); *w; ++w) mine.push_back((*w)->name);
+    if (!wl || std::find(mine.begin(), mine.end(), s.workload) == mine.end()) {
+        std::string all;
+        for (const auto &n : mine) all += (all.empty() ? "" : ", ") + n;
+        throw ConfigError("unknown workload '" + s.workload + "' for system.kind " + kind.name + did_you_mean(s.workload, mine) +
+                          " (available: " + all + ")");
+    }
+    return wl;
+}
+
 void load_program(const RunSpec &s, Loaded &L)
 {
     char err[1024] = {0};
@@ -69,21 +90,7 @@ void load_program(const RunSpec &s, Loaded &L)
         L.prog = L.td.prog;
         L.img = L.td.init;
     } else {
-        L.wl = wl_find(s.workload.c_str());
-        const SystemKind &kind = system_of(s.cfg);
-        // The workloads of this system's groups (workloads/workload.h), for the message and the hint.
-        std::vector<std::string> mine;
-        const persim_workload *const *(*lists[])(void) = {wl_all, wl_variants, wl_cpu_all, wl_agpm_all, wl_agpm_nolog_all};
-        const wl_group groups[] = {WL_GPU, WL_VARIANT, WL_CPU, WL_AGPM, WL_AGPM_NOLOG};
-        for (size_t g = 0; g < sizeof groups / sizeof groups[0]; ++g)
-            if (!kind.workload_groups || (kind.workload_groups & (1u << groups[g])))
-                for (const persim_workload *const *w = lists[g](); *w; ++w) mine.push_back((*w)->name);
-        if (!L.wl || std::find(mine.begin(), mine.end(), s.workload) == mine.end()) {
-            std::string all;
-            for (const auto &n : mine) all += (all.empty() ? "" : ", ") + n;
-            throw ConfigError("unknown workload '" + s.workload + "' for system.kind " + kind.name +
-                              did_you_mean(s.workload, mine) + " (available: " + all + ")");
-        }
+        L.wl = find_workload(s);
         wl_params prm{};
         const SystemCfg sc = SystemCfg::from(s.cfg);
         prm.size = L.size = sc.size_of(L.wl->default_size, L.wl->small_size, s.small);
@@ -146,47 +153,66 @@ void append_csv(const std::string &path, const RunSpec &s, const RunResult &r, u
     // persim crash --time-recovery adds recovery columns (docs/checking.md "Timed recovery")
     const bool rec = r.stats.contains("recovery");
     const std::vector<std::string> cols = system_of(s.cfg).csv_columns();
-    std::string header = "config,model,placement,eadr,workload,size,seed,status,verified";
-    for (const auto &c : cols) header += "," + c;
-    header += std::string(",host_seconds") + (rec ? ",recovery_ns,crash_free_ns,recovery_ratio,recovery_work_words" : "");
-    header += ",sets,persim_git";
+    std::vector<std::string> header = {"config", "model", "placement", "eadr", "workload", "size", "seed", "status", "verified"};
+    header.insert(header.end(), cols.begin(), cols.end());
+    header.push_back("host_seconds");
+    if (rec) header.insert(header.end(), {"recovery_ns", "crash_free_ns", "recovery_ratio", "recovery_work_words"});
+    header.insert(header.end(), {"sets", "persim_git"});
     if (!fresh) {
-        std::ifstream in(path);
-        std::string have;
-        std::getline(in, have);
-        if (!have.empty() && have != header)
+        std::vector<std::vector<std::string>> have;
+        std::string err;
+        if (!csv_read_file(path, have, err, 1)) throw ConfigError(err + "; use another --csv");
+        if (!have.empty() && have[0] != header)
             throw ConfigError(path + ": has other columns than this run's row" +
                               (rec ? " (crash --time-recovery adds recovery columns)" : "") + "; use another --csv");
+        fresh = have.empty();
     }
     if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
-    std::ofstream o(path, std::ios::app);
+    std::ofstream o(path, std::ios::app | std::ios::binary);
     if (!o) throw ConfigError(path + ": cannot write CSV");
     const json &sm = r.stats["summary"];
     auto v = [&](const char *k) { return sm.contains(k) ? sm[k]["value"].dump() : std::string("0"); };
-    if (fresh) o << header << "\n";
+    if (fresh) o << csv_record(header);
     const SystemCfg sc = SystemCfg::from(s.cfg);
-    o << sc.name << "," << s.model << "," << sc.placement << ","
-      << (sc.eadr ? 1 : 0) << "," << (s.trace.empty() ? s.workload : s.trace) << "," << size << ","
-      << sc.seed << "," << r.status << "," << (r.verified ? 1 : 0);
-    for (const auto &c : cols) o << "," << v(c.c_str());
-    o << "," << r.host_seconds;
+    std::vector<std::string> row = {sc.name, s.model, sc.placement, sc.eadr ? "1" : "0", s.trace.empty() ? s.workload : s.trace,
+                                    std::to_string(size), std::to_string(sc.seed), r.status, r.verified ? "1" : "0"};
+    for (const auto &c : cols) row.push_back(v(c.c_str()));
+    std::ostringstream hs;
+    hs << r.host_seconds;   // as before: 6 significant digits
+    row.push_back(hs.str());
     if (rec) {
         const json &rj = r.stats["recovery"];
-        o << "," << rj["recovery_ns"].dump() << "," << rj["crash_free_ns"].dump() << "," << rj["recovery_ratio"].dump()
-          << "," << rj["work_words"].dump();
+        for (const char *k : {"recovery_ns", "crash_free_ns", "recovery_ratio", "work_words"}) row.push_back(rj[k].dump());
     }
-    o << "," << csv_field(joined_sets(s)) << "," << git_describe();
-    o << "\n";
+    row.push_back(joined_sets(s));
+    row.push_back(git_describe());
+    o << csv_record(row);
+    o.flush();
+    if (!o) throw ConfigError(path + ": cannot write CSV");
+}
+
+// The model is one of the configured system's, and exactly one program is named.
+void check_model(const RunSpec &spec)
+{
+    const SystemKind &kind = system_of(spec.cfg);
+    kind.require_model(spec.model);
+    if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
 }
 
 } // namespace
+
+void check_run(const RunSpec &spec)
+{
+    check_model(spec);
+    SystemCfg::from(spec.cfg);
+    if (spec.trace.empty()) find_workload(spec);
+}
 
 RunResult run_simulation(const RunSpec &spec)
 {
     RunResult res;
     const SystemKind &kind = system_of(spec.cfg);
-    kind.require_model(spec.model);
-    if (spec.workload.empty() == spec.trace.empty()) throw ConfigError("give exactly one of --workload or --trace");
+    check_model(spec);
     Loaded L;
     load_program(spec, L);
     if (!L.prog || L.prog->nkernels == 0)

@@ -75,6 +75,12 @@ struct RunResult {
 // Throws ConfigError for bad input (unknown model/workload, unreadable trace, bad config).
 RunResult run_simulation(const RunSpec &spec);
 
+// The checks run_simulation makes before it loads the program: the model is one of the configured
+// system's, the configuration reads, the workload is one the system runs; throws ConfigError as
+// run_simulation would. Builds no program and runs no SystemC (persim sweep checks every point
+// with it before it runs any).
+void check_run(const RunSpec &spec);
+
 // Builds the program for a workload name (for `persim trace`); throws ConfigError.
 struct persim_prog_deleter { void operator()(void *p) const; };
 

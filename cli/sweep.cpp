@@ -24,6 +24,9 @@
 #include "system_cfg.h"
 #include "config.h"
 #include "proc.h"
+#include "args.h"
+#include "sim.h"
+#include "suggest.h"
 extern "C" {
 #include "workload.h"
 }
@@ -130,26 +133,6 @@ std::string hex8(uint64_t h)
     return b;
 }
 
-std::vector<std::string> split_csv_line(const std::string &line)
-{
-    // The run CSV (sim.cpp) never quotes; accept quotes anyway.
-    std::vector<std::string> f;
-    std::string cur;
-    bool q = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (q) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
-            else if (c == '"') q = false;
-            else cur += c;
-        } else if (c == '"') q = true;
-        else if (c == ',') { f.push_back(cur); cur.clear(); }
-        else if (c != '\r') cur += c;
-    }
-    f.push_back(cur);
-    return f;
-}
-
 std::string fmt_dur(double s)
 {
     if (s < 0 || s != s) s = 0;
@@ -189,6 +172,30 @@ ojson read_spec_json(const std::string &path)
     }
 }
 
+// No string of the spec holds a control character: values reach command lines (commands.txt,
+// --dry-run, sweep.slurm) and file names, where a line break would start a new shell line.
+void check_no_control_chars(const Spec &s, const ojson &j, const std::string &key)
+{
+    auto clean = [](const std::string &v) {
+        for (unsigned char c : v)
+            if (c < 0x20 || c == 0x7f) return false;
+        return true;
+    };
+    if (j.is_string() && !clean(j.get<std::string>()))
+        bad(s, "'" + key + "': " + j.dump() + " holds a line break or another control character (values reach " +
+                   "command lines and sweep.slurm, where it would start a new shell line)");
+    if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) check_no_control_chars(s, j[i], key);
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!it.key().empty() && it.key()[0] == '_' && it.key() != "_label") continue;   // comments
+            if (key.empty() && it.key() == "description") continue;
+            const std::string k = key.empty() ? it.key() : key + "." + it.key();
+            if (!clean(it.key())) bad(s, "'" + k + "': the key holds a line break or another control character");
+            check_no_control_chars(s, it.value(), k);
+        }
+}
+
 // The top level is an object of known keys ("_..." keys are comments).
 void check_top_keys(const Spec &s, const ojson &j)
 {
@@ -223,8 +230,10 @@ void parse_head(Spec &s, const ojson &j)
     s.name = j.contains("name") ? str("name", false) : fs::path(s.path).stem().string();
     if (j.contains("description") && !j["description"].is_string()) bad(s, "'description' must be a string");
     if (j.contains("command")) s.command = str("command", false);
-    if (s.command.find_first_of(" /\t") != std::string::npos || s.command[0] == '-')
-        bad(s, "'command' must be a persim subcommand such as \"run\", got \"" + s.command + "\"");
+    // the commands that run a point and take the run options (persim list, trace ... would not run it)
+    if (s.command != "run" && s.command != "check" && s.command != "crash")
+        bad(s, "'command': expected \"run\", \"check\" or \"crash\", got \"" + s.command + "\"" +
+                   did_you_mean(s.command, {"run", "check", "crash"}));
     if (j.contains("args")) {
         if (!j["args"].is_array()) bad(s, "'args' must be a list of strings");
         for (const auto &a : j["args"]) {
@@ -435,6 +444,7 @@ Spec parse_spec(const std::string &path)
     s.path = path;
     const ojson j = read_spec_json(path);
     check_top_keys(s, j);
+    check_no_control_chars(s, j, "");
     parse_head(s, j);
     s.dims.push_back(config_dim(s, j));
     s.dims.push_back(model_dim(s, j));
@@ -530,8 +540,8 @@ done:
     return pts;
 }
 
-// The configuration a point's run resolves to, as `persim run` builds it (main.cpp build_config).
-json expected_config(const Point &p, uint64_t *size)
+// The configuration of a point's run, as `persim run` builds it (main.cpp build_config).
+Config point_config(const Point &p)
 {
     Config c;
     for (const Choice *ch : p.ch) {
@@ -540,6 +550,36 @@ json expected_config(const Point &p, uint64_t *size)
     }
     if (p.size_arg != "small" && p.size_arg != "default") c.set_kv("workload.size=" + p.size_arg, "--size");
     if (!p.seed.empty()) c.set_kv("sim.seed=" + p.seed, "--seed");
+    return c;
+}
+
+// Every point checked as `persim run` checks its command line and its run before it loads the
+// program (--size, the configuration with the point's values and their ranges, the model on the
+// configured system, the workload on it), before any point runs: the first problem names the spec
+// and the point. (A workload's own limits, found when its program is built, fail that point's run:
+// building every program first would take minutes and gigabytes at paper scale.)
+void check_points(const Spec &s, const std::vector<Point> &pts)
+{
+    for (const Point &p : pts) {
+        try {
+            const std::string e = size_arg_error(p.size_arg);
+            if (!e.empty()) throw ConfigError("--size: " + e);
+            RunSpec r;
+            r.cfg = point_config(p);
+            r.model = p.model;
+            r.workload = p.workload;
+            r.small = p.size_arg == "small";
+            check_run(r);
+        } catch (const ConfigError &e) {
+            bad(s, "point " + p.id + ": " + e.what());
+        }
+    }
+}
+
+// The configuration a point's run resolves to.
+json expected_config(const Point &p, uint64_t *size)
+{
+    const Config c = point_config(p);
     const persim_workload *wl = wl_find(p.workload.c_str());
     *size = SystemCfg::from(c).size_of(wl->default_size, wl->small_size, p.size_arg == "small");
     return c.resolved();
@@ -606,13 +646,10 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
     std::vector<std::string> run_cols;
     std::vector<std::map<std::string, std::string>> run_rows(pts.size());
     for (size_t i = 0; i < pts.size(); ++i) {
-        std::ifstream in(pts[i].dir + "/run.csv");
-        std::string header, line, last;
-        if (!std::getline(in, header)) continue;
-        while (std::getline(in, line))
-            if (!line.empty()) last = line;
-        if (last.empty()) continue;
-        auto h = split_csv_line(header), v = split_csv_line(last);
+        std::vector<std::vector<std::string>> rows;   // the point's run CSV: its header and its row
+        std::string err;
+        if (!csv_read_file(pts[i].dir + "/run.csv", rows, err) || rows.size() < 2) continue;
+        const std::vector<std::string> &h = rows.front(), &v = rows.back();
         for (size_t c = 0; c < h.size(); ++c) {
             bool have = false;
             for (const auto &x : run_cols) have |= x == h[c];
@@ -628,12 +665,11 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
     }
     std::string tmp = path + ".tmp";
     {
-        std::ofstream o(tmp);
+        std::ofstream o(tmp, std::ios::binary);
         if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
-        std::string hdr;
-        for (const auto &c : sweep_cols) hdr += (hdr.empty() ? "" : ",") + csv_field(c);
-        for (const auto &c : run_cols) hdr += "," + csv_field(c);
-        o << hdr << "\n";
+        std::vector<std::string> hdr = sweep_cols;
+        hdr.insert(hdr.end(), run_cols.begin(), run_cols.end());
+        o << csv_record(hdr);
         for (size_t i = 0; i < pts.size(); ++i) {
             const Point &p = pts[i];
             if (p.pending) continue;
@@ -644,11 +680,13 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
                 r["seed"] = p.seed;
                 r["status"] = "failed";
             }
-            std::string row = csv_field(p.id) + "," + std::to_string(p.exit_code);
-            for (size_t k : dim_col) row += "," + csv_field(p.ch[k]->label);
-            for (const auto &c : run_cols) row += "," + csv_field(r.count(c) ? r[c] : "");
-            o << row << "\n";
+            std::vector<std::string> row = {p.id, std::to_string(p.exit_code)};
+            for (size_t k : dim_col) row.push_back(p.ch[k]->label);
+            for (const auto &c : run_cols) row.push_back(r.count(c) ? r[c] : "");
+            o << csv_record(row);
         }
+        o.flush();
+        if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
     }
     fs::rename(tmp, path);
 }
@@ -704,45 +742,39 @@ struct SweepArgs {
     bool force = false, dry = false, slurm = false;
 };
 
-// Parses argv into *a; returns -1 to go on, else the exit code (help printed, or an error).
+// Parses argv into *a (CLI11); returns -1 to go on, else the exit code (help printed, or an error).
 int parse_sweep_args(int argc, char **argv, SweepArgs *a)
 {
     a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
     if (a->jobs < 1) a->jobs = 1;
-    auto parse_j = [&](const std::string &v, long &out) {
-        char *end = nullptr;
-        errno = 0;
-        long x = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || !end || *end || errno || x < 1 || x > 4096) return false;
-        out = x;
-        return true;
-    };
-    for (int i = 2; i < argc; ++i) {
-        std::string o = argv[i];
-        if (o == "-h" || o == "--help") {
-            std::fputs(kSweepUsage, stdout);
-            return 0;
-        } else if (o == "-j" || o == "--jobs") {
-            if (i + 1 >= argc) return sweep_die(o + " needs a value (a positive number of runs at a time)");
-            std::string v = argv[++i];
-            if (!parse_j(v, a->jobs)) return sweep_die(o + ": expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (o.rfind("-j", 0) == 0 || o.rfind("--jobs=", 0) == 0) {
-            std::string v = o.rfind("-j", 0) == 0 && o.rfind("--", 0) != 0 ? o.substr(2) : o.substr(7);
-            if (!parse_j(v, a->jobs)) return sweep_die("-j: expected a positive integer (1 to 4096), got '" + v + "'");
-        } else if (o == "--out" || o == "-o") {
-            if (i + 1 >= argc || !*argv[i + 1]) return sweep_die(o + " needs a directory");
-            a->out_override = argv[++i];
-        } else if (o == "--force") a->force = true;
-        else if (o == "--dry-run" || o == "-n") a->dry = true;
-        else if (o == "--emit-slurm") a->slurm = true;
-        else if (!o.empty() && o[0] == '-') return sweep_die("unknown option '" + o + "' (try persim sweep --help)");
-        else if (a->spec_path.empty()) a->spec_path = o;
-        else return sweep_die("unexpected argument '" + o + "' (one spec per sweep)");
+    CLI::App app{"persim sweep", "persim sweep"};
+    set_usage(app, kSweepUsage);
+    app.allow_extras();   // unknown options: named below, with did-you-mean
+    std::string jobs;
+    std::vector<std::string> specs;
+    app.add_option("-j,--jobs", jobs)->check(uint_in(1, 4096, "a positive integer"));
+    add_flag(app, "--force", a->force);
+    app.add_option("-o,--out", a->out_override)->check(CLI::Validator(
+        [](std::string &v) { return v.empty() ? std::string("needs a directory") : std::string(); }, "DIR"));
+    add_flag(app, "-n,--dry-run", a->dry);
+    add_flag(app, "--emit-slurm", a->slurm);
+    app.add_option("spec", specs);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::Success &e) {   // --help
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        return sweep_die(parse_error(app, &e, std::vector<std::string>(argv + 2, argv + argc), " (try persim sweep --help)"));
     }
-    if (a->spec_path.empty()) {
+    const std::string u = first_unknown_option(app);
+    if (!u.empty()) return sweep_die(parse_error(app, nullptr, {}, " (try persim sweep --help)"));
+    if (!jobs.empty()) a->jobs = (long)std::stoul(jobs);
+    if (specs.size() > 1) return sweep_die("unexpected argument '" + specs[1] + "' (one spec per sweep)");
+    if (specs.empty()) {
         std::fputs(kSweepUsage, stderr);
         return 1;
     }
+    a->spec_path = specs[0];
     return -1;
 }
 
@@ -839,6 +871,11 @@ int sweep_main(int argc, char **argv)
     SweepArgs a;
     const int rc = parse_sweep_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    for (const std::string &v : {a.spec_path, a.out_override})
+        for (unsigned char c : v)
+            if (c < 0x20 || c == 0x7f)
+                return sweep_die("'" + v + "': a line break or another control character in a file name (it would reach "
+                                 "command lines and sweep.slurm)");
     Spec s;
     std::vector<Point> pts;
     const std::string exe = self_exe(argv[0]);
@@ -846,12 +883,7 @@ int sweep_main(int argc, char **argv)
         s = parse_spec(a.spec_path);
         if (!a.out_override.empty()) s.out = a.out_override;
         pts = expand(s, exe);
-        if (s.command != "run") {
-            // Another subcommand must exist in this build and accept the run options.
-            std::string probe = shell_quote(exe) + " " + shell_quote(s.command) + " --help >/dev/null 2>&1";
-            if (std::system(probe.c_str()) != 0)
-                bad(s, "'command': `persim " + s.command + "` is not available in this persim build");
-        }
+        check_points(s, pts);
     } catch (const ConfigError &e) {
         return sweep_die(e.what());
     }
@@ -870,7 +902,8 @@ int sweep_main(int argc, char **argv)
     if (a.slurm) {
         try {
             // the collect hint repeats --out (without it the collect would look in the spec's folder)
-            emit_slurm(s, pts, todo, a.out_override.empty() ? a.spec_path : a.spec_path + " --out " + shell_quote(a.out_override));
+            emit_slurm(s, pts, todo,
+                       shell_quote(a.spec_path) + (a.out_override.empty() ? "" : " --out " + shell_quote(a.out_override)));
         } catch (const ConfigError &e) {
             return sweep_die(e.what());
         }

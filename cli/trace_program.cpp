@@ -22,6 +22,7 @@
 #include "config.h"
 #include "out_file.h"
 #include "proc.h"
+#include "args.h"
 #include "../persim-vgtrace/pt_format.h"
 extern "C" {
 #include "trace.h"
@@ -522,38 +523,43 @@ int trace_program_main(int argc, char **argv)
     std::vector<std::string> tool_opts, cmd, setenv_kv;
     VgConvertOptions o;
     bool quiet = false;
-    int i = 2;
-    for (; i < argc; ++i) {
-        std::string a = argv[i];
-        auto val = [&]() -> std::string {
-            if (i + 1 >= argc) fail("option " + a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--") {
-            ++i;
-            break;
-        } else if (a == "-h" || a == "--help") {
-            std::printf("%s", kUsage);
-            return 0;
-        } else if (a == "-o" || a == "--out") out = val();
-        else if (a == "--raw") raw = val();
-        else if (a == "--from-raw") from_raw = val();
-        else if (a == "--dump-raw") dump = val();
-        else if (a == "--tool-lib") tool_lib = val();
-        else if (a == "--env") {
-            setenv_kv.push_back(val());
-            if (setenv_kv.back().find('=') == std::string::npos || setenv_kv.back()[0] == '=')
-                fail("--env: expected KEY=VALUE, got '" + setenv_kv.back() + "'");
-        }
-        else if (a == "--pm-base") pm_base_s = val();
-        else if (a == "--all-marks") o.all_marks = true;
-        else if (a == "--quiet" || a == "-q") quiet = true;
-        else if (a == "--pm-range" || a == "--pm-file" || a == "--skip-instrs" || a == "--max-instrs" || a == "--max-events" ||
-                 a == "--sample" || a == "--start" || a == "--loads" || a == "--marks")
-            tool_opts.push_back(a + "=" + val());
-        else fail("unknown option '" + a + "' (persim trace-program --help)");
+    CLI::App app{"persim trace-program", "persim trace-program"};
+    set_usage(app, kUsage);
+    app.prefix_command();   // the command after `--` is CMD's own: left as it is
+    app.add_option("-o,--out", out);
+    app.add_option("--raw", raw);
+    app.add_option("--from-raw", from_raw);
+    app.add_option("--dump-raw", dump);
+    app.add_option("--tool-lib", tool_lib);
+    app.add_option("--env", setenv_kv)->allow_extra_args(false)->check(CLI::Validator(
+        [](std::string &kv) -> std::string {
+            if (kv.find('=') == std::string::npos || kv[0] == '=') return "expected KEY=VALUE, got '" + kv + "'";
+            return "";
+        },
+        "KEY=VALUE"));
+    app.add_option("--pm-base", pm_base_s);
+    add_flag(app, "--all-marks", o.all_marks);
+    add_flag(app, "-q,--quiet", quiet);
+    // tool options, passed on as --name=value (docs/real-programs.md)
+    const std::vector<std::string> tools = {"--pm-range", "--pm-file", "--skip-instrs", "--max-instrs", "--max-events",
+                                            "--sample", "--start", "--loads", "--marks"};
+    std::map<std::string, std::vector<std::string>> tool_vals;
+    for (const std::string &t : tools) app.add_option(t, tool_vals[t])->allow_extra_args(false);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::Success &e) {   // --help
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError &e) {
+        fail(parse_error(app, &e, std::vector<std::string>(argv + 2, argv + argc), " (persim trace-program --help)"));
     }
-    for (; i < argc; ++i) cmd.push_back(argv[i]);
+    std::vector<std::string> rest = app.remaining();
+    if (!rest.empty() && rest[0] != "--") {
+        if (rest[0].size() > 1 && rest[0][0] == '-') fail(parse_error(app, nullptr, {}, " (persim trace-program --help)"));
+        fail("unexpected argument '" + rest[0] + "' (the command to trace comes after --)");
+    }
+    if (!rest.empty()) cmd.assign(rest.begin() + 1, rest.end());
+    for (const std::string &t : tools)
+        for (const std::string &v : tool_vals[t]) tool_opts.push_back(t + "=" + v);
     o.progress = !quiet;
     if (!pm_base_s.empty()) {
         char *end = nullptr;

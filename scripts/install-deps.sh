@@ -9,6 +9,8 @@ MINIMAL=(
   build-essential cmake pkg-config ninja-build python3
   libsystemc-dev            # SystemC 2.3 + TLM-2.0 (C++17 ABI)
   nlohmann-json3-dev        # config / stats JSON
+  libcli11-dev              # command-line parsing (CLI11, header-only)
+  libcsv-dev                # CSV files written and read (runs.csv, sweep.csv; RFC 4180)
   libzstd-dev zstd          # compressed traces (persim reads and writes .zst; workloads/trace.c)
   liblzma-dev               # xz-compressed Accel-Sim traces (.traceg.xz; workloads/accelsim.c)
   python3-matplotlib        # result plots (PNG; the demo draws one)

@@ -122,21 +122,10 @@ nlohmann::json read_json(const std::string &path)
 // The header and last row of a CSV file as name -> value.
 std::map<std::string, std::string> csv_row(const std::string &path)
 {
-    std::ifstream in(path);
-    std::string h, l, last;
-    std::getline(in, h);
-    while (std::getline(in, l))
-        if (!l.empty()) last = l;
-    auto split = [](const std::string &x) {
-        std::vector<std::string> f;
-        std::stringstream ss(x);
-        std::string c;
-        while (std::getline(ss, c, ',')) f.push_back(c);
-        return f;
-    };
-    auto hv = split(h), lv = split(last);
+    const auto rows = read_csv_records(path);
     std::map<std::string, std::string> m;
-    for (size_t i = 0; i < hv.size() && i < lv.size(); ++i) m[hv[i]] = lv[i];
+    if (rows.size() < 2) return m;
+    for (size_t i = 0; i < rows.front().size() && i < rows.back().size(); ++i) m[rows.front()[i]] = rows.back()[i];
     return m;
 }
 
@@ -208,26 +197,14 @@ TEST(CliCheck, CrashTimedRecoveryInASweep)
         "workloads": ["gpkvs"], "sizes": [1024]})");
     Out o = sh("sweep " + spec + " -j 2");
     ASSERT_EQ(o.code, 0) << o.text;
-    std::ifstream in(d + "/out/sweep.csv");
-    std::string h, l;
-    std::getline(in, h);
-    std::vector<std::string> cols;
-    {
-        std::stringstream ss(h);
-        std::string c;
-        while (std::getline(ss, c, ',')) cols.push_back(c);
-    }
-    auto at = std::find(cols.begin(), cols.end(), "recovery_ns");
-    ASSERT_NE(at, cols.end()) << h;
+    const auto recs = read_csv_records(d + "/out/sweep.csv");
+    ASSERT_FALSE(recs.empty());
+    const int at = csv_col(recs[0], "recovery_ns");
+    ASSERT_GE(at, 0);
     int rows = 0;
-    while (std::getline(in, l)) {
-        if (l.empty()) continue;
-        std::vector<std::string> f;
-        std::stringstream ss(l);
-        std::string c;
-        while (std::getline(ss, c, ',')) f.push_back(c);
-        ASSERT_GT(f.size(), (size_t)(at - cols.begin())) << l;
-        EXPECT_GT(std::stod(f[at - cols.begin()]), 0.0) << l;
+    for (size_t i = 1; i < recs.size(); ++i) {
+        ASSERT_GT(recs[i].size(), (size_t)at);
+        EXPECT_GT(std::stod(recs[i][at]), 0.0);
         ++rows;
     }
     EXPECT_EQ(rows, 2);

@@ -29,25 +29,8 @@ std::string slurp(const std::string &path)
     return ss.str();
 }
 
-std::vector<std::string> split(const std::string &s, char sep)
-{
-    std::vector<std::string> v;
-    std::string cur;
-    std::istringstream in(s);
-    while (std::getline(in, cur, sep)) v.push_back(cur);
-    if (!s.empty() && s.back() == sep) v.push_back("");
-    return v;
-}
-
-std::vector<std::vector<std::string>> read_csv(const std::string &path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(slurp(path));
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) rows.push_back(split(line, ','));
-    return rows;
-}
+// The records of a CSV file (RFC 4180: persim quotes every cell).
+std::vector<std::vector<std::string>> read_csv(const std::string &path) { return read_csv_records(path); }
 
 int col(const std::vector<std::string> &header, const std::string &name)
 {
@@ -331,4 +314,153 @@ TEST(Sweep, DryRunAndSlurm)
     ASSERT_EQ(std::system((first + " >/dev/null 2>&1").c_str()), 0) << first;
     o = sh("sweep " + f);
     EXPECT_NE(o.text.find("3 points: 2 run, 1 skipped"), std::string::npos) << o.text;
+}
+
+// Issue 27 item 4: a spec's values never become shell lines. A line break in `out` or in a string
+// `set` value is rejected, naming the key, before anything is written (it used to end a comment
+// line of sweep.slurm and start a command there); shell metacharacters reach the run as they are.
+TEST(Sweep, ValuesNeverBecomeShellLines)
+{
+    std::string d = tmpdir("inject");
+    const std::string pwned = d + "/pwned";
+    const std::string tail = ", \"configs\": [\"" + kSmallCfg + "\"], \"models\": [\"sbrp\"], \"workloads\": [\"scan\"], "
+                             "\"sizes\": [\"small\"]";
+    // a line break in `out`
+    std::string f = write(d, "out.json", "{\"out\": \"" + d + "/o\\ntouch " + pwned + "\\n#\"" + tail + "}");
+    for (const char *how : {"--emit-slurm", "--dry-run", ""}) {
+        Out o = sh("sweep " + f + " " + how);
+        EXPECT_EQ(o.code, 1) << how << ": " << o.text;
+        EXPECT_NE(o.text.find(f + ": 'out'"), std::string::npos) << how << ": " << o.text;
+        EXPECT_NE(o.text.find("line break"), std::string::npos) << how << ": " << o.text;
+    }
+    for (const auto &e : fs::directory_iterator(d))   // no sweep.slurm anywhere (a folder "o\ntouch ..." either)
+        EXPECT_EQ(e.path().filename().string().find("sweep.slurm"), std::string::npos);
+    EXPECT_FALSE(fs::exists(d + "/o\ntouch " + pwned + "\n#"));
+    // a line break in a string `set` value, and in a value of a group
+    f = write(d, "set.json", "{\"out\": \"" + d + "/o\"" + tail + ", \"set\": {\"system.name\": [\"x\\ntouch " + pwned + "\"]}}");
+    Out o = sh("sweep " + f + " --dry-run");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("'set.system.name'"), std::string::npos) << o.text;
+    f = write(d, "grp.json", "{\"out\": \"" + d + "/o\"" + tail + ", \"set\": {\"g\": [{\"system.name\": \"x\\r\"}]}}");
+    o = sh("sweep " + f + " --dry-run");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("'set.g.system.name'"), std::string::npos) << o.text;
+    // a line break in --out
+    o = sh("sweep " + f + " --dry-run --out '" + d + "/a\nb'");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_FALSE(fs::exists(pwned));
+
+    // Shell metacharacters in a value and in `out`: one command line per point, and the Slurm task's
+    // way of running it (eval of the line) passes the value to the run as it is.
+    const std::string name = "a;touch " + pwned + " $(touch " + pwned + ") `touch " + pwned + "` 'q' \\\"d\\\" &|<>";
+    const std::string out = d + "/o $(touch " + pwned + ")";
+    f = write(d, "meta.json", "{\"out\": \"" + out + "\"" + tail + ", \"set\": {\"system.name\": [\"" + name + "\"]}}");
+    o = sh("sweep " + f + " --dry-run");
+    ASSERT_EQ(o.code, 0) << o.text;
+    int lines = 0;
+    std::istringstream in(o.text);
+    for (std::string l; std::getline(in, l);) lines += l.find(" run ") != std::string::npos;
+    EXPECT_EQ(lines, 1) << o.text;
+    o = sh("sweep " + f + " --emit-slurm");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_EQ(std::system(("bash -n '" + out + "/sweep.slurm'").c_str()), 0);
+    std::string first;
+    std::getline(std::ifstream(out + "/commands.txt"), first);
+    write(d, "task.sh", "cmd=$(sed -n 1p \"$1\")\neval \"exec $cmd\"\n");
+    ASSERT_EQ(std::system(("bash " + d + "/task.sh '" + out + "/commands.txt' >/dev/null 2>&1").c_str()), 0) << first;
+    EXPECT_FALSE(fs::exists(pwned));
+    bool found = false;
+    for (const auto &e : fs::directory_iterator(out + "/runs")) {
+        const std::string cfg = slurp(e.path().string() + "/config.json");
+        EXPECT_NE(cfg.find("\"name\": \"a;touch " + pwned + " $(touch"), std::string::npos) << cfg;
+        found = true;
+    }
+    EXPECT_TRUE(found);
+}
+
+// Issue 27 item 5: a value with a comma, a quote or a line break keeps the CSV's columns: persim run's
+// CSV and sweep.csv quote every cell (RFC 4180), and the sweep reads the run's CSV back by the same rules.
+TEST(Sweep, ValuesKeepTheCsvColumns)
+{
+    std::string d = tmpdir("csvq");
+    Out o = sh("run --config " + kSmallCfg + " --model sbrp --workload scan --size small --quiet --set 'system.name=a,b \"q\"' --out " +
+               d + "/r --csv " + d + "/runs.csv");
+    ASSERT_EQ(o.code, 0) << o.text;
+    auto rows = read_csv(d + "/runs.csv");
+    ASSERT_EQ(rows.size(), 2u) << slurp(d + "/runs.csv");
+    ASSERT_EQ(rows[1].size(), rows[0].size()) << slurp(d + "/runs.csv");
+    EXPECT_EQ(rows[1][col(rows[0], "config")], "a,b \"q\"");
+    EXPECT_EQ(rows[1][col(rows[0], "model")], "sbrp");
+    EXPECT_EQ(rows[1][col(rows[0], "sets")], "system.name=a,b \"q\"");
+    // a second run appends below the same header
+    o = sh("run --config " + kSmallCfg + " --model epoch --workload scan --size small --quiet --out " + d + "/r2 --csv " + d + "/runs.csv");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_EQ(read_csv(d + "/runs.csv").size(), 3u);
+
+    std::string f = write(d, "s.json", "{\"out\": \"" + d + "/out\", \"configs\": [\"" + kSmallCfg + "\"], \"models\": [\"sbrp\"], "
+                                       "\"workloads\": [\"scan\"], \"sizes\": [\"small\"], "
+                                       "\"set\": {\"system.name\": [\"a,b\", \"c \\\"d\\\"\"]}}");
+    o = sh("sweep " + f + " -j 1");
+    ASSERT_EQ(o.code, 0) << o.text;
+    rows = read_csv(d + "/out/sweep.csv");
+    ASSERT_EQ(rows.size(), 3u) << slurp(d + "/out/sweep.csv");
+    for (size_t r = 1; r < rows.size(); ++r) {
+        ASSERT_EQ(rows[r].size(), rows[0].size()) << slurp(d + "/out/sweep.csv");
+        EXPECT_EQ(rows[r][col(rows[0], "system.name")], rows[r][col(rows[0], "config")]);
+        EXPECT_EQ(rows[r][col(rows[0], "status")], "ok");
+    }
+    EXPECT_EQ(rows[1][col(rows[0], "config")], "a,b");
+    EXPECT_EQ(rows[2][col(rows[0], "config")], "c \"d\"");
+}
+
+// Issue 27 item 7: a spec's "command" runs its points (run, check or crash), else the spec is rejected.
+TEST(Sweep, CommandMustRunThePoints)
+{
+    std::string d = tmpdir("command");
+    for (const char *c : {"list", "trace", "sweep", "device", "config", "--help"}) {
+        std::string f = write(d, "s.json", "{\"out\": \"" + d + "/o\", \"command\": \"" + c +
+                                               "\", \"models\": [\"sbrp\"], \"workloads\": [\"scan\"]}");
+        Out o = sh("sweep " + f + " --dry-run");
+        EXPECT_EQ(o.code, 1) << c << ": " << o.text;
+        EXPECT_NE(o.text.find(f + ": 'command': expected \"run\", \"check\" or \"crash\""), std::string::npos) << c << ": " << o.text;
+    }
+    EXPECT_FALSE(fs::exists(d + "/o"));
+}
+
+// Issue 27 item 8: every point is checked as `persim run` checks it before any point runs: ranges of
+// sizes and seeds, the model on the configured system, the workload there; one message naming the
+// spec and the point, exit 1, nothing run.
+TEST(Sweep, EveryPointIsCheckedBeforeAnyRuns)
+{
+    std::string d = tmpdir("points");
+    const std::string cpu = std::string(PERSIM_SOURCE_DIR) + "/configs/cpu_small.json";
+    struct Case {
+        std::string body, want;
+    } cases[] = {
+        // the second seed is out of range (sim.seed: at most 9.2e18)
+        {"\"configs\": [\"" + cpu + "\"], \"models\": [\"lightwsp\"], \"workloads\": [\"cpu-hashtable\"], \"sizes\": [\"small\"], "
+         "\"seeds\": [1, 18446744073709551615]",
+         "sim.seed"},
+        {"\"configs\": [\"" + kSmallCfg + "\"], \"models\": [\"sbrp\"], \"workloads\": [\"scan\"], \"sizes\": [64, 18446744073709551615]",
+         "--size: expected small, default or a positive number"},
+        {"\"configs\": [\"" + kSmallCfg + "\"], \"models\": [\"sbrp\"], \"workloads\": [\"scan\"], \"sizes\": [9223372036854775807]",
+         "--size"},
+        // a GPU model with a cpu configuration, among good points
+        {"\"configs\": [\"" + cpu + "\"], \"models\": [\"lightwsp\", \"sbrp\"], \"workloads\": [\"cpu-hashtable\"], \"sizes\": [\"small\"]",
+         "unknown model 'sbrp' for system.kind cpu"},
+        // a GPU workload with a cpu configuration
+        {"\"configs\": [\"" + cpu + "\"], \"models\": [\"lightwsp\"], \"workloads\": [\"scan\"], \"sizes\": [\"small\"]",
+         "unknown workload 'scan' for system.kind cpu"},
+    };
+    for (const auto &c : cases) {
+        std::string f = write(d, "s.json", "{\"out\": \"" + d + "/o\", " + c.body + "}");
+        for (const char *how : {"--dry-run", "--emit-slurm", "-j 1"}) {
+            Out o = sh("sweep " + f + " " + how);
+            EXPECT_EQ(o.code, 1) << c.body << " " << how << ": " << o.text;
+            EXPECT_NE(o.text.find(f + ": point "), std::string::npos) << c.body << ": " << o.text;
+            EXPECT_NE(o.text.find(c.want), std::string::npos) << c.body << ": " << o.text;
+            EXPECT_EQ(o.text.find(" run "), std::string::npos) << "a command line was printed: " << o.text;
+        }
+        EXPECT_FALSE(fs::exists(d + "/o")) << c.body;
+    }
 }

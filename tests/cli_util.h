@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace cli_util {
 
@@ -46,6 +48,44 @@ inline std::string write(const std::string &dir, const std::string &name, const 
     std::string p = dir + "/" + name;
     std::ofstream(p) << text;
     return p;
+}
+
+// The records of a CSV file by RFC 4180 (fields in quotes may hold commas, quotes doubled and line
+// breaks; blank lines are no records). Written here, apart from persim's reader, to check what
+// persim writes.
+inline std::vector<std::vector<std::string>> read_csv_records(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string t = ss.str();
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string cell;
+    bool quoted = false, any = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+        const char c = t[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < t.size() && t[i + 1] == '"') cell += '"', ++i;
+            else if (c == '"') quoted = false;
+            else cell += c;
+        } else if (c == '"') quoted = any = true;
+        else if (c == ',') row.push_back(cell), cell.clear(), any = true;
+        else if (c == '\n' || c == '\r') {
+            if (any || !cell.empty()) row.push_back(cell), rows.push_back(row);
+            row.clear(), cell.clear(), any = false;
+        } else cell += c, any = true;
+    }
+    if (any || !cell.empty()) row.push_back(cell), rows.push_back(row);
+    return rows;
+}
+
+// The column of a header record (-1 if absent).
+inline int csv_col(const std::vector<std::string> &header, const std::string &name)
+{
+    for (size_t i = 0; i < header.size(); ++i)
+        if (header[i] == name) return (int)i;
+    return -1;
 }
 
 } // namespace cli_util
