@@ -241,6 +241,7 @@ void BspCheck::finish(const CheckCtx &c)
             if (!image_bad(closure({b}), &miss)) continue;     // every older write is ordered before B
             const uint64_t k = tgt_++;
             if (sel->target >= 0 && (int64_t)k != sel->target) continue;
+            ++tgt_tried_;
             ++tgt_bad_;                                        // an older write not durable, B durable
             fail(t, 1, (int64_t)k, miss, b);
         }
@@ -285,7 +286,7 @@ void BspCheck::report(StatsWriter &w) const
     w.add(g, "violations", epoch_viol_ + line_viol_, "writes", "all violations of buffered strict persistence");
     if (first_set_) w.add(g, "first_violation_ns", first_ps_ / 1000.0, "ns", "when the first violating write became durable");
     if (selected_)
-        SelFigs{run_total_, images_, images_bad_, tgt_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
+        SelFigs{run_total_, images_, images_bad_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
                 first_index_, first_img_ps_, 0, first_a_, first_b_}
             .report(w, g);
 }

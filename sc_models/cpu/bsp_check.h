@@ -79,7 +79,7 @@ private:
     std::unordered_map<uint64_t, uint64_t> vorder_wid_;
     // persim crash's choice
     bool selected_ = false;
-    uint64_t run_total_ = 0, images_ = 0, images_bad_ = 0, tgt_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0,
+    uint64_t run_total_ = 0, images_ = 0, images_bad_ = 0, tgt_ = 0, tgt_tried_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0,
              seed_ = 1;
     int64_t first_kind_ = -1, first_index_ = -1;
     uint64_t first_img_ps_ = 0, first_a_ = 0, first_b_ = 0;

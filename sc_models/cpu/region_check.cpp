@@ -263,7 +263,7 @@ void RegionCheck::finish(const CheckCtx &c)
             if (inc > wb.region) continue;            // every older write is durable: no pair
             const uint64_t k = tgt_++;
             if (sel->target >= 0 && (int64_t)k != sel->target) continue;
-            ++tested_;
+            ++tgt_tried_;
             if (bad) {
                 ++tgt_bad_;
                 fail(t, 1, (int64_t)k, addr, miss, b);
@@ -308,7 +308,7 @@ void RegionCheck::report(StatsWriter &w) const
         w.add(g, "first_violation_addr", (double)first_addr_, "B", "lowest PM word address that differs in it");
     }
     if (selected_)
-        SelFigs{run_total_, images_, violations_, tgt_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
+        SelFigs{run_total_, images_, violations_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
                 first_index_, first_ps_, first_addr_, first_a_, first_b_}
             .report(w, g);
 }

@@ -97,7 +97,7 @@ private:
     std::vector<std::pair<uint64_t, uint64_t>> performed_;   // (time, write id) in path order
     // persim crash's choice (CheckCtx::sel): figures reported only then
     bool selected_ = false, model_ = false;
-    uint64_t run_total_ = 0, tested_ = 0, tgt_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0, seed_ = 1;
+    uint64_t run_total_ = 0, tested_ = 0, tgt_ = 0, tgt_tried_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0, seed_ = 1;
     int64_t first_kind_ = -1, first_index_ = -1;   // 0 run image, 1 targeted, 2 sample
     uint64_t first_a_ = 0, first_b_ = 0;
 };
