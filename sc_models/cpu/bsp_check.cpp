@@ -145,9 +145,9 @@ void BspCheck::finish(const CheckCtx &c)
         pending_line_[kv.second.line].insert(kv.second.vorder);
         vorder_wid_[kv.second.vorder] = kv.first;
     }
-    std::vector<uint64_t> inst;
-    for (auto &d : durable_) inst.push_back(d.first);
-    inst.erase(std::unique(inst.begin(), inst.end()), inst.end());
+    // the run images: every prefix of the durable order (as the check has always walked it)
+    std::vector<uint64_t> inst(durable_.size());
+    for (size_t k = 0; k < inst.size(); ++k) inst[k] = k;
     run_total_ = inst.size();
     const bool at = sel && !model && sel->at_ps >= 0;
     if (at && (uint64_t)sel->at_ps > c.end_ps)
@@ -189,13 +189,13 @@ void BspCheck::finish(const CheckCtx &c)
         if (si < smp.size()) t = std::min(t, smp[si].t);
         if (!at_done) t = std::min(t, (uint64_t)sel->at_ps);
         if (t == UINT64_MAX) break;
-        bool run_instant = false;
         for (; i < durable_.size() && durable_[i].first == t; ++i) {
-            run_instant = true;
             auto it = writes_.find(durable_[i].second);
-            if (it == writes_.end()) continue;
+            if (it == writes_.end() || it->second.durable) {
+                if (sel && (all_run || pick.count(i) || (at && t == (uint64_t)sel->at_ps))) ++images_;   // the same image again
+                continue;
+            }
             Wr &w = it->second;
-            if (w.durable) continue;
             w.durable = true;
             ++checked_;
             auto &eps = pending_epochs_[w.thread];
@@ -221,11 +221,19 @@ void BspCheck::finish(const CheckCtx &c)
             mv = std::max(mv, w.vorder + 1);
             auto f = inflight_.find(w.thread);
             if (f != inflight_.end()) f->second.erase(w.entry);
-            if (sel) update(w.thread, w.line);
+            if (!sel) continue;
+            update(w.thread, w.line);
+            if (all_run || pick.count(i) || (at && t == (uint64_t)sel->at_ps)) {    // the prefix up to this write
+                at_done = at_done || (at && t == (uint64_t)sel->at_ps);     // --at: the prefixes ending then
+                ++images_;
+                if (!bad_.empty()) {
+                    ++images_bad_;
+                    fail(t, 0, -1, 0, 0);
+                }
+            }
         }
-        const bool at_now = !at_done && t == (uint64_t)sel->at_ps;
-        if (at_now) at_done = true;
-        if (sel && ((run_instant && (all_run || pick.count(t))) || at_now)) {
+        if (!at_done && t == (uint64_t)sel->at_ps) {    // --at between durable instants: every write durable by then
+            at_done = true;
             ++images_;
             if (!bad_.empty()) {
                 ++images_bad_;

@@ -504,10 +504,11 @@ double cpu_self_check_report(const nlohmann::json &stats, const std::string &mod
         const auto &g = stats[grp];
         auto v = [&](const char *k) { return g.contains(k) ? g[k]["value"].get<double>() : 0.0; };
         if (v("checked_run_images") > 0 || v("targeted_images") + v("samples") == 0) {
-            std::snprintf(b, sizeof b, "  run images             %.0f of %.0f distinct tried (seed %.0f), %.0f failed (a power failure\n"
+            std::snprintf(b, sizeof b, "  run images             %.0f of %.0f tried (seed %.0f), %.0f failed (a power failure\n"
                           "                         keeps the durable writes%s)\n",
                           v("checked_run_images"), v("run_images"), v("seed"), v("failed_run_images"),
-                          std::string(grp) == "region_check" ? " and the persisted prefix of regions, IV-F" : "");
+                          std::string(grp) == "region_check" ? " and the persisted prefix of regions, IV-F"
+                                                             : " of a prefix of the durable order");
             text += b;
         }
         if (v("targeted_images") + v("samples") > 0 || v("checked_run_images") == 0) {
