@@ -79,25 +79,30 @@ def main():
     for (key, m) in res:
         if key not in keys:
             keys.append(key)
-    cols = REGION + BSP
-    print("| workload | size | " + " | ".join(cols) + " |")
-    print("|---|---|" + "---|" * len(cols))
-    for key in keys:
-        cells = []
-        for m in cols:
-            if (key, m) not in res:
-                cells.append("")
-                continue
-            (verdict, info), rc = res[(key, m)]
-            run_s = "run images: %s" % ("caught" if rc == 5 else "pass" if rc == 0 else "exit %d" % rc)
-            if verdict == "caught":
-                cells.append("**caught**, %d image(s) (%d targeted); %s" % (info[0], info[1], run_s))
-            elif info is not None:
-                cells.append("%s (%d targeted); %s" % (verdict, info[1], run_s))
-            else:
-                cells.append(verdict)
-        print("| %s | %s | %s |" % (key[0], key[1], " | ".join(cells)))
 
+    def broken(c):      # caught by model images (images needed of targeted) | by the run's own images
+        if c is None:
+            return "n/a | n/a"
+        (verdict, info), rc = c
+        run_s = "yes" if rc == 5 else "no" if rc == 0 else "exit %d" % rc
+        if verdict == "caught":
+            return "yes: %d of %d | %s" % (info[0], info[1], run_s)
+        if verdict == "pass":
+            return "no (%d targeted%s) | %s" % (info[1], ": no pair" if info[1] == 0 else "", run_s)
+        return "%s | %s" % (verdict, run_s)
+
+    def correct(key, models):
+        have = [m for m in models if (key, m) in res]
+        bad = [m for m in have if not (res[(key, m)][0][0] == "pass" and res[(key, m)][1] == 0)]
+        return "n/a" if not have else "pass" if not bad else "FAIL: " + ", ".join(bad)
+
+    print("| workload | size | lightwsp-ungated: model images (needed of targeted) | its run images | "
+          "broi-nodeps: model images (needed of targeted) | its run images | lightwsp | broi, broi-epoch, broi-epoch-1q |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key in keys:
+        print("| %s | %s | %s | %s | %s | %s |" % (key[0], key[1], broken(res.get((key, "lightwsp-ungated"))),
+                                                  broken(res.get((key, "broi-nodeps"))), correct(key, ["lightwsp"]),
+                                                  correct(key, ["broi", "broi-epoch", "broi-epoch-1q"])))
 
 if __name__ == "__main__":
     main()

@@ -122,7 +122,7 @@ TEST(CliCpuCrash, ThreeThreadTrace)
 // Every cpu workload at the small size: the targeted images catch lightwsp-ungated everywhere and
 // broi-nodeps wherever threads share a line (the single-thread profiles have no such pair: no
 // targeted image, a pass); lightwsp and broi pass (docs/checking.md has the table with the default
-// sizes). Before: broi-nodeps escaped on 9 of these (the run's own order kept every conflict).
+// sizes). Before: broi-nodeps escaped on 7 of these (the run's own order kept every conflict).
 TEST(CliCpuCrash, ModelImagesCatchTheBrokenVariantsAtSmallSize)
 {
     const std::string d = tmpdir("cpu_all");
