@@ -92,6 +92,18 @@ TEST(CliCpuCrash, SeedPicksCrashPoints)
     Out r = sh(m[1].str() + " --out " + d + "/r");
     EXPECT_EQ(r.code, 5) << r.text;
     EXPECT_TRUE(has(r, "1 of ")) << r.text;
+    // model samples: --sample K (with --seed) replays the K-th of a --points N run alone
+    const std::string mi = "crash " + kLw + " --model lightwsp-ungated --workload cpu-queue --size small --images model --seed 3";
+    Out all = sh(mi + " --points 4 --out " + d + "/s");
+    ASSERT_TRUE(std::regex_search(all.text, m, std::regex("model samples +4 tried \\(seed 3\\), ([0-9]+) failed"))) << all.text;
+    int failed = 0;
+    for (int k = 0; k < 4; ++k) {
+        Out one = sh(mi + " --sample " + std::to_string(k) + " --out " + d + "/s" + std::to_string(k));
+        EXPECT_TRUE(has(one, "targeted images        0 tried")) << one.text;
+        failed += has(one, "1 tried (seed 3), 1 failed");
+    }
+    EXPECT_EQ(std::to_string(failed), m[1].str());
+    EXPECT_GT(failed, 0);
 }
 
 // On a 3-thread trace (persim trace of broi-rbtree, 3 cpu threads) broi-nodeps escapes the run's

@@ -245,6 +245,7 @@ void BspCheck::finish(const CheckCtx &c)
             const Wr &wb = writes_.at(b);
             if (wb.durable) continue;
             inflight_[wb.thread][wb.entry] = b;
+            if (sel->sample >= 0) continue;                    // --sample K: that sample alone
             uint64_t miss = 0;
             if (!image_bad(closure({b}), &miss)) continue;     // every older write is ordered before B
             const uint64_t k = tgt_++;

@@ -146,7 +146,8 @@ void RegionCheck::finish(const CheckCtx &c)
     }
     // model images: targeted ones at each write's perform instant (writes durable on entry only),
     // then random samples (instant, probability), none with --target; --sample K: that one alone
-    const bool targeted = model_ && c.acks_on_entry;
+    const bool track = model_ && c.acks_on_entry;           // follow the in-flight writes
+    const bool targeted = track && sel->sample < 0;        // --sample K: that sample alone
     struct Smp {
         uint64_t t;
         double p;
@@ -203,7 +204,7 @@ void RegionCheck::finish(const CheckCtx &c)
         uint64_t t = UINT64_MAX;
         if (i < durable_.size()) t = std::min(t, durable_[i].first);
         if (j < persisted_.size()) t = std::min(t, persisted_[j].first);
-        if (targeted && pi < performed_.size()) t = std::min(t, performed_[pi].first);
+        if (track && pi < performed_.size()) t = std::min(t, performed_[pi].first);
         if (!smp.empty() && si < smp.size()) t = std::min(t, smp[si].t);
         if (!at_done) t = std::min(t, (uint64_t)sel->at_ps);
         if (t == UINT64_MAX) break;
@@ -251,11 +252,12 @@ void RegionCheck::finish(const CheckCtx &c)
         }
         // targeted model images: B durable the moment it enters its path (with what its queue
         // orders before it), at a moment an older write (a region <= B's) is not durable
-        for (; targeted && pi < performed_.size() && performed_[pi].first == t; ++pi) {
+        for (; track && pi < performed_.size() && performed_[pi].first == t; ++pi) {
             const uint64_t b = performed_[pi].second;
             const Wr &wb = writes_.at(b);
             if (wb.applied) continue;
             inflight.insert(b);
+            if (!targeted) continue;
             const std::vector<uint64_t> add = ancestors({b});
             uint64_t miss = 0, addr = 0;
             uint32_t inc = 0;
