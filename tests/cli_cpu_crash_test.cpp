@@ -120,6 +120,13 @@ TEST(CliCpuCrash, ThreeThreadTrace)
     Out bad = sh("crash " + kBroi + " --model broi-nodeps" + tr + " --images model --points 20 --out " + d + "/m");
     EXPECT_EQ(bad.code, 5) << bad.text;
     EXPECT_TRUE(has(bad, "first failing          targeted image ")) << bad.text;
+    // the pair: two threads' writes of one line, the older one not durable
+    std::smatch p;
+    ASSERT_TRUE(std::regex_search(bad.text, p, std::regex("durable: thread ([0-9]+) epoch [0-9]+ line (0x[0-9a-f]+)[^\n]*\n +not durable: "
+                                                          "thread ([0-9]+) epoch [0-9]+ line (0x[0-9a-f]+)")))
+        << bad.text;
+    EXPECT_NE(p[1].str(), p[3].str());
+    EXPECT_EQ(p[2].str(), p[4].str());
     Out good = sh("crash " + kBroi + " --model broi" + tr + " --images model --points 20 --out " + d + "/g");
     EXPECT_EQ(good.code, 0) << good.text;
     EXPECT_TRUE(has(good, "targeted images        0 tried")) << good.text;

@@ -298,6 +298,15 @@ void BspCheck::report(StatsWriter &w) const
         SelFigs{run_total_, images_, images_bad_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
                 first_index_, first_img_ps_, 0, first_a_, first_b_}
             .report(w, g);
+    // the pair of the first failing model image: the write made durable, an older one not
+    for (auto [id, what] : {std::pair<uint64_t, const char *>{first_b_, "durable"}, {first_a_, "missing"}}) {
+        auto it = writes_.find(id);
+        if (!selected_ || !id || it == writes_.end()) continue;
+        const std::string k = std::string("first_failed_") + what;
+        w.add(g, k + "_thread", it->second.thread, "-", std::string("the ") + what + " write's thread");
+        w.add(g, k + "_epoch", it->second.epoch, "epochs", std::string("the ") + what + " write's barrier epoch");
+        w.add(g, k + "_line", (double)it->second.line, "-", std::string("the ") + what + " write's cache line (index)");
+    }
 }
 
 } // namespace persim

@@ -520,6 +520,22 @@ double cpu_self_check_report(const nlohmann::json &stats, const std::string &mod
             text += b;
         }
         bad = v("failed_images");
+        if (g.contains("first_failed_durable_thread") && g.contains("first_failed_missing_thread")) {
+            const bool rc = std::string(grp) == "region_check";
+            auto where = [&](const char *w) {
+                char x[160];
+                const std::string k = std::string("first_failed_") + w;
+                if (rc)
+                    std::snprintf(x, sizeof x, "thread %.0f region %.0f word 0x%llx", v((k + "_thread").c_str()),
+                                  v((k + "_region").c_str()), (unsigned long long)v((k + "_addr").c_str()));
+                else
+                    std::snprintf(x, sizeof x, "thread %.0f epoch %.0f line 0x%llx (index)", v((k + "_thread").c_str()),
+                                  v((k + "_epoch").c_str()), (unsigned long long)v((k + "_line").c_str()));
+                return std::string(x);
+            };
+            text += "  first failing pair     durable: " + where("durable") + "\n                         not durable: " +
+                    where("missing") + " (older; the model does not order it first)\n";
+        }
     }
     if (!stats.contains("region_check") && !stats.contains("bsp_check"))
         text += "  model " + model + " makes no crash-consistency promise to check (no regions, no barriers)\n";

@@ -313,6 +313,15 @@ void RegionCheck::report(StatsWriter &w) const
         SelFigs{run_total_, images_, violations_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
                 first_index_, first_ps_, first_addr_, first_a_, first_b_}
             .report(w, g);
+    // the pair of the first failing model image: the write made durable, an older one not
+    for (auto [id, what] : {std::pair<uint64_t, const char *>{first_b_, "durable"}, {first_a_, "missing"}}) {
+        auto it = writes_.find(id);
+        if (!selected_ || !id || it == writes_.end()) continue;
+        const std::string k = std::string("first_failed_") + what;
+        w.add(g, k + "_thread", it->second.thread, "-", std::string("the ") + what + " write's thread (persist path)");
+        w.add(g, k + "_region", it->second.region, "region", std::string("the ") + what + " write's region");
+        w.add(g, k + "_addr", (double)(it->second.word * 8), "B", std::string("the ") + what + " write's word address");
+    }
 }
 
 } // namespace persim
