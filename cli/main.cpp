@@ -609,11 +609,35 @@ uint64_t parse_u64(const std::string &opt, const std::string &v)
 // system): the system checks the run's persistent state itself (sim.crash_check; the cpu system:
 // every distinct crash image against a prefix of committed regions, or buffered strict
 // persistence) and its self_check_report says what it found.
-int cmd_self_check(const Args &a, const char *cmd)
+CrashOptions crash_options(const Args &a);
+
+int cmd_self_check(const Args &a0, const char *cmd)
 {
-    if (a.workload.empty() == a.trace.empty()) die(std::string(cmd) + ": give exactly one of --workload or --trace");
+    if (a0.workload.empty() == a0.trace.empty()) die(std::string(cmd) + ": give exactly one of --workload or --trace");
+    const bool crash = std::string(cmd) == "crash";
+    Args a = a0;
+    CrashSelect sel;
+    if (crash) {
+        // the same options as on the gpu, with the same meaning; --seed picks the crash points (the
+        // input seed stays the run's sim.seed)
+        a.seed.clear();
+        const std::string sys = system_of(build_config(a)).name;
+        if (a.time_recovery)
+            die("--time-recovery: times the recovery kernels of a workload's recovery procedure; system.kind " + sys +
+                " runs none (its crash check compares each image with the state the model promises)");
+        a.seed.clear();
+        const CrashOptions o = crash_options(a0);
+        sel.model_images = o.model_images;
+        sel.seed = o.seed;
+        sel.all = o.model_images ? false : (a.points.empty() || o.all);   // run images: every one unless --points N
+        sel.points = o.points;
+        sel.at_ps = o.at_ps;
+        sel.sample = o.sample;
+        sel.target = o.target;
+    }
     RunSpec s = spec_of(a);
     s.cfg.set("sim.crash_check", true, "persim crash");
+    if (crash) s.crash_select = &sel;
     RunResult r = run_simulation(s);
     std::printf("persim %s: model %s, %s: run %s, %.3f us simulated\n", cmd, s.model.c_str(),
                 s.trace.empty() ? ("workload " + s.workload).c_str() : ("trace " + s.trace).c_str(), r.status.c_str(),
@@ -623,6 +647,27 @@ int cmd_self_check(const Args &a, const char *cmd)
     if (const auto report = system_of(s.cfg).self_check_report) bad = report(r.stats, s.model, text);
     else text = "  system.kind " + std::string(system_of(s.cfg).name) + " checks no persist order of its own\n";
     std::printf("%s", text.c_str());
+    if (crash) {
+        // the first failing image and the command that replays it
+        for (const char *g : {"region_check", "bsp_check"}) {
+            if (!r.stats.contains(g) || !r.stats[g].contains("first_failed_kind")) continue;
+            const auto &st = r.stats[g];
+            auto v = [&](const char *k) { return (long long)st[k]["value"].get<double>(); };
+            std::string rp = g_argv0 + " crash";
+            for (const auto &c : a.configs) rp += " --config " + c;
+            for (const auto &kv : a.sets) rp += " --set " + kv;
+            rp += " --model " + a.model + (a.trace.empty() ? " --workload " + a.workload : " --trace " + a.trace);
+            if (!a.size.empty()) rp += " --size " + a.size;
+            const long long kind = v("first_failed_kind"), idx = v("first_failed_index");
+            if (kind == 0) rp += " --at " + std::to_string(v("first_failed_ps"));
+            else if (kind == 1) rp += " --images model --target " + std::to_string(idx);
+            else rp += " --images model --sample " + std::to_string(idx) + " --seed " + std::to_string(v("seed"));
+            const std::string what = kind == 0 ? std::string("run image")
+                                     : (kind == 1 ? "targeted image " : "sample ") + std::to_string(idx);
+            std::printf("  first failing          %s, crash at %.3f ns\n", what.c_str(), v("first_failed_ps") / 1000.0);
+            std::printf("  replay                 %s\n", rp.c_str());
+        }
+    }
     std::fflush(stdout);
     if (r.code != EXIT_OK) {
         std::fprintf(stderr, "persim: %s\n", r.message.c_str());
@@ -631,15 +676,12 @@ int cmd_self_check(const Args &a, const char *cmd)
     return bad > 0 ? EXIT_CHECK : EXIT_OK;
 }
 
-int cmd_crash(const Args &a0)
+// The crash-point options of persim crash (docs/checking.md), the same on every system: checked
+// here, before anything runs.
+CrashOptions crash_options(const Args &a)
 {
-    if (!system_of(build_config(a0)).order_model) return cmd_self_check(a0, "crash");
-    Args a = a0;
-    a.seed.clear();   // --seed picks the crash points here; the input seed is --set sim.seed=N
-    if (a.workload.empty()) die("crash: --workload is required (a trace has no recovery procedure)");
-    if (!a.trace.empty()) die("crash: --trace is not supported (a trace has no recovery procedure); use --workload");
     CrashOptions o;
-    if (!a0.seed.empty()) o.seed = parse_u64("--seed", a0.seed);
+    if (!a.seed.empty()) o.seed = parse_u64("--seed", a.seed);
     if (a.images.empty() || a.images == "run") o.model_images = false;
     else if (a.images == "model") o.model_images = true;
     else die("--images: expected 'run' or 'model', got '" + a.images + "'");
@@ -659,7 +701,20 @@ int cmd_crash(const Args &a0)
         o.target = (int64_t)parse_u64("--target", a.target);
     }
     if (o.at_ps >= 0 && o.model_images) die("--at: only with --images run (a model image is chosen with --sample)");
+    if (o.all && o.model_images)
+        die("--points all enumerates the run's durable images; with --images model give a number of samples");
     if (a.worst && !a.time_recovery) die("--worst: only with --time-recovery (it chooses the point whose recovery is timed)");
+    return o;
+}
+
+int cmd_crash(const Args &a0)
+{
+    Args a = a0;
+    a.seed.clear();   // --seed picks the crash points here; the input seed is --set sim.seed=N
+    if (!system_of(build_config(a)).order_model) return cmd_self_check(a0, "crash");
+    if (a.workload.empty()) die("crash: --workload is required (a trace has no recovery procedure)");
+    if (!a.trace.empty()) die("crash: --trace is not supported (a trace has no recovery procedure); use --workload");
+    CrashOptions o = crash_options(a0);
     if (a.time_recovery) {
         if (o.model_images) die("--time-recovery: times a run image; not with --images model");
         if (a.worst && o.at_ps >= 0) die("--time-recovery: --worst and --at both choose the crash point; give one of them");

@@ -232,6 +232,7 @@ RunResult run_simulation(const RunSpec &spec)
     sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
     std::unique_ptr<System> top = kind.make(spec.cfg, spec.model, L.prog, L.img);
     if (spec.sink) top->set_durable_sink(spec.sink);
+    if (spec.crash_select) top->set_crash_select(*spec.crash_select);
     if (spec.observer && spec.observer->tracker()) top->set_tracker(spec.observer->tracker());
     if (spec.log_block >= 0) top->set_log(stderr, (uint32_t)spec.log_block, (uint32_t)spec.log_warp);
     sc_trace_file *tf = nullptr;

@@ -19,6 +19,7 @@ enum ExitCode { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_STUCK = 3, EXIT_VERIFY = 4
                 EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM: the run stopped early, its stats so far written */ };
 
 struct RunResult;
+struct CrashSelect;   // system.h
 
 // What a run simulates, as loaded (program, pristine initial image, workload and its context).
 struct LoadedProgram {
@@ -56,6 +57,7 @@ struct RunSpec {
     bool quiet = false;
     DurableSink *sink = nullptr; // optional: sees every write as it becomes durable
     RunObserver *observer = nullptr; // optional: checker / crash driver (sc_models/check.h)
+    const CrashSelect *crash_select = nullptr;  // optional: persim crash's image choice (System::set_crash_select)
     bool small = false;          // workload.size == 0: use the workload's small size, not its default
 };
 

@@ -27,6 +27,19 @@ extern "C" {
 
 namespace persim {
 
+// Which crash images a system that checks its own persistent state (SystemKind::self_check_report;
+// the cpu system's sim.crash_check) tries, for persim crash (docs/checking.md). Not set (run, check):
+// every distinct durable image of the run, nothing else.
+struct CrashSelect {
+    bool model_images = false;    // --images model: targeted images (and random samples) the model allows
+    bool all = true;              // every distinct run image (--points all, the cpu default)
+    uint64_t points = 100;        // otherwise: this many (run images: distinct instants; model: random samples)
+    uint64_t seed = 1;            // picks the points / samples (not the workload input)
+    int64_t at_ps = -1;           // --at PS: the run image at that instant only
+    int64_t sample = -1;          // --sample K: only the K-th random model image
+    int64_t target = -1;          // --target K: only the K-th targeted model image (0-based)
+};
+
 class System {
 public:
     virtual ~System() = default;
@@ -50,6 +63,8 @@ public:
     virtual void set_tracker(WriteTracker *t) = 0;
     // Optional per-requester op timeline (persim run --log-warp B:W) and VCD waveforms.
     virtual void set_log(std::FILE *, uint32_t /*group*/, uint32_t /*member*/) {}
+    // persim crash on a system that checks its own persistent state: which images (before the run).
+    virtual void set_crash_select(const CrashSelect &) {}
     virtual void trace(sc_core::sc_trace_file *) {}
 
     // ---- end of run ----

@@ -306,7 +306,7 @@ void CpuSystem::report(StatsWriter &w, uint64_t sim_ps)
     if (dram_) dram_->report(w, sim_ps);
     pm_->report(w, sim_ps);
     if (!check_done_) {
-        persistence_->finish_check();
+        persistence_->finish_check(CheckCtx{has_sel_ ? &sel_ : nullptr, pm_->acks_on_entry(), sim_ps});
         check_done_ = true;
     }
     persistence_->report_check(w);
@@ -472,9 +472,11 @@ double cpu_self_check_report(const nlohmann::json &stats, const std::string &mod
     if (stats.contains("region_check")) {
         const auto &rc = stats["region_check"];
         auto v = [&](const char *k) { return rc.contains(k) ? rc[k]["value"].get<double>() : 0.0; };
-        std::snprintf(b, sizeof b, "  crash images checked   %.0f (every distinct durable instant; a power failure there keeps\n"
-                      "                         the durable writes and the persisted prefix of regions, IV-F)\n", v("crash_images"));
-        text += b;
+        if (!rc.contains("run_images")) {     // persim check (persim crash says which images below)
+            std::snprintf(b, sizeof b, "  crash images checked   %.0f (every distinct durable instant; a power failure there keeps\n"
+                          "                         the durable writes and the persisted prefix of regions, IV-F)\n", v("crash_images"));
+            text += b;
+        }
         std::snprintf(b, sizeof b, "  regions                %.0f on the persist path, %.0f committed\n", v("regions"), v("committed_regions"));
         text += b;
         std::snprintf(b, sizeof b, "  violations             %.0f image(s) not equal to the replay of a committed region prefix\n", v("violations"));
@@ -499,6 +501,45 @@ double cpu_self_check_report(const nlohmann::json &stats, const std::string &mod
             text += b;
         }
         bad += v("violations");
+    }
+    // persim crash's image choice (--points, --at, --images model, --seed): what was tried
+    for (const char *grp : {"region_check", "bsp_check"}) {
+        if (!stats.contains(grp) || !stats[grp].contains("run_images")) continue;
+        const auto &g = stats[grp];
+        auto v = [&](const char *k) { return g.contains(k) ? g[k]["value"].get<double>() : 0.0; };
+        if (v("checked_run_images") > 0 || v("targeted_images") + v("samples") == 0) {
+            std::snprintf(b, sizeof b, "  run images             %.0f of %.0f tried (seed %.0f), %.0f failed (a power failure\n"
+                          "                         keeps the durable writes%s)\n",
+                          v("checked_run_images"), v("run_images"), v("seed"), v("failed_run_images"),
+                          std::string(grp) == "region_check" ? " and the persisted prefix of regions, IV-F"
+                                                             : " of a prefix of the durable order");
+            text += b;
+        }
+        if (v("targeted_images") + v("samples") > 0 || v("checked_run_images") == 0) {
+            std::snprintf(b, sizeof b, "  targeted images        %.0f tried, %.0f failed (a write durable while an older one the model\n"
+                          "                         does not order before it is not)\n", v("targeted_images"), v("targeted_failed"));
+            text += b;
+            std::snprintf(b, sizeof b, "  model samples          %.0f tried (seed %.0f), %.0f failed\n", v("samples"), v("seed"),
+                          v("samples_failed"));
+            text += b;
+        }
+        bad = v("failed_images");
+        if (g.contains("first_failed_durable_thread") && g.contains("first_failed_missing_thread")) {
+            const bool rc = std::string(grp) == "region_check";
+            auto where = [&](const char *w) {
+                char x[160];
+                const std::string k = std::string("first_failed_") + w;
+                if (rc)
+                    std::snprintf(x, sizeof x, "thread %.0f region %.0f word 0x%llx", v((k + "_thread").c_str()),
+                                  v((k + "_region").c_str()), (unsigned long long)v((k + "_addr").c_str()));
+                else
+                    std::snprintf(x, sizeof x, "thread %.0f epoch %.0f line 0x%llx (index)", v((k + "_thread").c_str()),
+                                  v((k + "_epoch").c_str()), (unsigned long long)v((k + "_line").c_str()));
+                return std::string(x);
+            };
+            text += "  first failing pair     durable: " + where("durable") + "\n                         not durable: " +
+                    where("missing") + " (older; the model does not order it first)\n";
+        }
     }
     if (!stats.contains("region_check") && !stats.contains("bsp_check"))
         text += "  model " + model + " makes no crash-consistency promise to check (no regions, no barriers)\n";

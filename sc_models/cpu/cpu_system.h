@@ -43,6 +43,7 @@ public:
     void report(StatsWriter &w, uint64_t sim_ps) override;
     // VCD (persim run --vcd): the PM controllers' write queues (wpq_gate: occupancy, flush region).
     void trace(sc_core::sc_trace_file *tf) override;
+    void set_crash_select(const CrashSelect &s) override { sel_ = s; has_sel_ = true; }
 
     // ---- what the cores use (CpuCoreHost) ----
     const persim_prog *prog() const override { return prog_; }
@@ -73,6 +74,8 @@ private:
     std::unique_ptr<CpuL2> l2_;
     std::vector<std::unique_ptr<CpuCore>> cores_;
     bool check_done_ = false;
+    CrashSelect sel_;                // persim crash's image choice (has_sel_)
+    bool has_sel_ = false;
     struct Tee : DurableSink {      // the model's crash checker first, then the run's observer
         DurableSink *a = nullptr, *b = nullptr;
         void on_durable(uint64_t, uint64_t, const uint8_t *, const uint64_t *, uint32_t, int) override {}

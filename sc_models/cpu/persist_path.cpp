@@ -39,4 +39,25 @@ public:
 
 std::unique_ptr<CpuPersistence> make_no_persistence(const CpuPersistEnv &) { return std::make_unique<NoPersistence>(); }
 
+void SelFigs::report(StatsWriter &w, const std::string &g) const
+{
+    w.add(g, "run_images", run_images, "images", "distinct crash images of the run (durable instants)");
+    w.add(g, "checked_run_images", checked_run, "images", "run images checked (--points, --at)");
+    w.add(g, "failed_run_images", failed_run, "images", "run images checked that fail the check");
+    w.add(g, "targeted_images", targeted, "images",
+          "model images targeted at a write the model lets become durable while an older one is not (--images model)");
+    w.add(g, "targeted_failed", targeted_failed, "images", "targeted model images that fail the check");
+    w.add(g, "samples", samples, "images", "random model images tried (--images model)");
+    w.add(g, "samples_failed", samples_failed, "images", "random model images that fail the check");
+    w.add(g, "failed_images", failed, "images", "images tried that fail the check (run, targeted, sampled)");
+    w.add(g, "seed", (double)seed, "-", "seed that picks the crash points (persim crash --seed)");
+    if (first_kind < 0) return;
+    w.add(g, "first_failed_kind", (double)first_kind, "-", "first failing image: 0 a run image, 1 targeted, 2 a sample");
+    w.add(g, "first_failed_index", (double)first_index, "-", "its number (--target K, --sample K; -1 for a run image)");
+    w.add(g, "first_failed_ps", (double)first_ps, "ps", "its crash instant (a run image: --at PS replays it)");
+    w.add(g, "first_failed_addr", (double)first_addr, "B", "lowest PM word address that differs in it (region check)");
+    w.add(g, "first_failed_missing", (double)first_a, "-", "an older write not durable in it (write id; 0: none named)");
+    w.add(g, "first_failed_durable", (double)first_b, "-", "the write made durable in it (write id; 0: none named)");
+}
+
 } // namespace persim

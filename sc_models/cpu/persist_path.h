@@ -19,6 +19,7 @@
 #include "cpu_cfg.h"
 #include "mem_proto.h"
 #include "stats.h"
+#include "system.h"
 extern "C" {
 #include "cache.h"
 #include "fe_buf.h"
@@ -103,6 +104,24 @@ struct CpuPathSite {
     CpuPathHost *host;
 };
 
+// What the crash checker's last pass gets (CpuPersistence::finish_check): persim crash's image
+// choice (null: every distinct run image), whether every controller's core makes a write durable
+// as soon as it takes it (WriteQueue::acks_on_entry: nothing but the queue's own order holds it
+// back, so a model image may make it durable the moment it is performed), and the end of the run.
+struct CheckCtx {
+    const CrashSelect *sel = nullptr;
+    bool acks_on_entry = true;
+    uint64_t end_ps = 0;
+};
+
+// What persim crash's image choice (CheckCtx::sel) found: figures of the checker's group.
+struct SelFigs {
+    uint64_t run_images, checked_run, failed_run, targeted, targeted_failed, samples, samples_failed, failed, seed;
+    int64_t first_kind, first_index;      // first failing image: 0 a run image, 1 targeted, 2 a sample; its number
+    uint64_t first_ps, first_addr, first_a, first_b;
+    void report(StatsWriter &w, const std::string &g) const;
+};
+
 // The system-wide part of a persistency model.
 class CpuPersistence {
 public:
@@ -114,7 +133,7 @@ public:
     // The crash checker that sees durable writes (sim.crash_check), or null.
     virtual DurableSink *checker() { return nullptr; }
     virtual void power_fail(uint64_t /*t*/) {}
-    virtual void finish_check() {}
+    virtual void finish_check(const CheckCtx &) {}
     virtual void report_check(StatsWriter &) {}
     virtual uint64_t persist_latency_ps() const { return 0; }   // T_p of LightWSP eq. 1
 };

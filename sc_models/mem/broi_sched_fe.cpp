@@ -148,6 +148,7 @@ public:
         issue_.resize(bc.banks);
     }
 
+    bool acks_on_entry() const override { return false; }   // barrier-set floors, per-line completion order
     uint64_t write(uint64_t t, const McWrite &w) override
     {
         const uint32_t e = entry_of(w.requester);

@@ -93,6 +93,7 @@ public:
     void accept(uint64_t id, uint64_t t) override;
     void power_fail(uint64_t t) { fe_->power_fail(t); }
     bool power_done() const { return fe_->power_done(); }
+    bool acks_on_entry() const { return fe_->acks_on_entry(); }
     void send(uint32_t dst, const McMsg &m, uint64_t t) override;
     void wake_at(uint64_t t) override;
     // The scheduler's banks: the nvm core's banks, or the pm_dimm core's DIMMs.
@@ -209,6 +210,13 @@ struct PmControllers {
     // Power fails at t: every controller drains what its ADR domain covers; done when all have.
     void power_fail(uint64_t t);
     bool power_done() const;
+    // Every controller's front end makes a write durable as soon as it takes it (WriteQueue::acks_on_entry).
+    bool acks_on_entry() const
+    {
+        for (auto *m : ctrls)
+            if (!m->acks_on_entry()) return false;
+        return true;
+    }
     std::string describe_stuck() const;
     void report(StatsWriter &w, uint64_t sim_ps) const;
     void trace(sc_core::sc_trace_file *tf) { for (auto *m : ctrls) m->trace(tf); }

@@ -146,6 +146,7 @@ public:
         port_.wake_at(pf_check_at_);
     }
     bool power_done() const override { return !pf_ || pf_done_; }
+    bool acks_on_entry() const override { return wpq_gate_ack_on_entry(g_) != 0; }
     void wake(uint64_t t) override
     {
         if (pf_done_) return;

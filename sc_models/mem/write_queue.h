@@ -97,6 +97,10 @@ public:
     // design finishes on battery power. power_done() says when that is over.
     virtual void power_fail(uint64_t) {}
     virtual bool power_done() const { return true; }
+    // The queue's core makes a write durable as soon as it takes it, ordered after nothing but what
+    // the queue took before (an ADR queue); false: it holds writes back for an order of its own (the
+    // region gate). The cpu crash check's model images read it (docs/checking.md).
+    virtual bool acks_on_entry() const { return true; }
     // Writes held and not yet acknowledged, for stuck reports (empty when idle).
     virtual std::string describe() const { return ""; }
     // Figures into the controller's group.

@@ -105,19 +105,27 @@ public:
         return p;
     }
     DurableSink *checker() override { return bsp_.get(); }
-    void finish_check() override
+    bool checking() const { return bsp_ != nullptr; }
+    void finish_check(const CheckCtx &c) override
     {
-        if (bsp_) bsp_->finish();
+        if (bsp_) bsp_->finish(c);
     }
     void report_check(StatsWriter &w) override
     {
         if (bsp_) bsp_->report(w);
     }
     // A new persist-buffer entry of thread `thread` (a block of `line`) in barrier epoch `epoch`.
-    uint64_t new_write(uint32_t thread, uint64_t epoch, uint64_t line)
+    // `entry`: the persist buffer's entry as the core made it (its request ID and the dependencies it
+    // recorded: none in the broken ignore_deps mode); t: when it entered the buffer.
+    uint64_t new_write(uint32_t thread, uint64_t epoch, uint64_t line, const pbuf_entry &entry, uint64_t t)
     {
         const uint64_t wid = next_wid_++;
-        if (bsp_) bsp_->path_write(wid, thread, epoch, line, vorder_++);
+        if (bsp_) {
+            std::vector<std::pair<uint32_t, uint64_t>> deps;
+            for (uint32_t i = 0; i < entry.ndeps; ++i) deps.push_back({entry.deps[i].thread, entry.deps[i].id});
+            bsp_->path_write(wid, thread, epoch, line, vorder_, entry.id, std::move(deps), t);
+        }
+        ++vorder_;
         return wid;
     }
     // The coherence engine's snoop of the other threads' buffers for block `line` (their youngest
@@ -202,7 +210,9 @@ void PbufPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_
                                          deps.data(), (uint32_t)deps.size(), &eid);
         if (remote_) ready_[eid] = std::max(ready_[eid], arrive);
         if (r == PBUF_NEW) {
-            wid_[eid] = pp_.new_write(id_, pbuf_epoch(pb_.get()), ln);
+            pbuf_entry made{};
+            if (pp_.checking() && pbuf_find(pb_.get(), eid, &made) != 0) throw std::logic_error("persist buffer lost the entry it made");
+            wid_[eid] = pp_.new_write(id_, pbuf_epoch(pb_.get()), ln, made, t);
             ++path_writes_;
         } else if (r != PBUF_COALESCED) {
             throw std::logic_error("persist buffer refused a store it had room for");

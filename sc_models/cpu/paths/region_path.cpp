@@ -111,9 +111,9 @@ public:
     {
         if (check_) check_->power_fail(t);
     }
-    void finish_check() override
+    void finish_check(const CheckCtx &c) override
     {
-        if (check_) check_->finish();
+        if (check_) check_->finish(c);
     }
     void report_check(StatsWriter &w) override
     {
@@ -122,10 +122,12 @@ public:
     uint64_t persist_latency_ps() const override { return rseq_persist_latency_ps(seq_.get()); }
 
     // A write of region `region` enters a path: its write id (and the checker's record of it).
-    uint64_t new_write(uint64_t region, uint64_t word, uint64_t mask, const uint8_t data[8])
+    // thread: the path's id; ctrl: the controller it goes to; t: when it entered the path.
+    uint64_t new_write(uint64_t region, uint64_t word, uint64_t mask, const uint8_t data[8], uint32_t thread, uint32_t ctrl,
+                       uint64_t t)
     {
         const uint64_t wid = next_wid_++;
-        if (check_) check_->path_write(wid, (uint32_t)region, word, mask, data);
+        if (check_) check_->path_write(wid, (uint32_t)region, word, mask, data, thread, ctrl, t);
         return wid;
     }
     // Region `region`'s boundary left a path; it reaches the last controller at last_ps.
@@ -224,7 +226,7 @@ bool RegionPath::store_room(uint64_t addr, uint32_t bytes, uint64_t t, PathStall
     return true;
 }
 
-void RegionPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t)
+void RegionPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint64_t t)
 {
     const uint64_t region = rseq_current(seq_, id_);
     for (uint64_t w = addr / 8; w <= (addr + bytes - 1) / 8; ++w) {
@@ -238,7 +240,7 @@ void RegionPath::store(uint64_t addr, uint32_t bytes, const uint8_t *data, uint6
             it.data[a % 8] = data[b];
             it.mask |= 1ull << (a % 8);
         }
-        it.wid = rp_.new_write(region, w, it.mask, it.data);
+        it.wid = rp_.new_write(region, w, it.mask, it.data, id_, pm_.owner(w * 8), t);
         rseq_write(seq_, region);
         uint64_t d64;
         std::memcpy(&d64, it.data, 8);
