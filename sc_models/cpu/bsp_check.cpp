@@ -1,4 +1,5 @@
 #include "bsp_check.h"
+#include "crash_points.h"
 #include <algorithm>
 #include <random>
 #include <unordered_set>
@@ -150,36 +151,11 @@ void BspCheck::finish(const CheckCtx &c)
     for (size_t k = 0; k < inst.size(); ++k) inst[k] = k;
     run_total_ = inst.size();
     const bool at = sel && !model && sel->at_ps >= 0;
-    if (at && (uint64_t)sel->at_ps > c.end_ps)
-        throw ConfigError("crash: --at " + std::to_string(sel->at_ps) + " ps is beyond the end of the run (" +
-                          std::to_string(c.end_ps) + " ps)");
-    std::unordered_set<uint64_t> pick;
+    check_crash_at(at ? sel : nullptr, c.end_ps);
     const bool all_run = !sel || (!model && !at && sel->all);
-    if (sel && !model && !at && !sel->all) {
-        std::mt19937_64 rng(sel->seed);
-        const size_t n = std::min<size_t>(sel->points, inst.size());
-        for (size_t k = 0; k < n; ++k) {
-            std::uniform_int_distribution<size_t> u(k, inst.size() - 1);
-            std::swap(inst[k], inst[u(rng)]);
-            pick.insert(inst[k]);
-        }
-    }
-    struct Smp {
-        uint64_t t;
-        double p;
-        uint64_t j, rng;
-    };
-    std::vector<Smp> smp;
-    if (model && sel->target < 0) {
-        const uint64_t j0 = sel->sample >= 0 ? (uint64_t)sel->sample : 0, j1 = sel->sample >= 0 ? j0 + 1 : sel->points;
-        for (uint64_t j = j0; j < j1; ++j) {
-            std::mt19937_64 rng(sel->seed * 0x9E3779B97F4A7C15ull + j);
-            const uint64_t t = std::uniform_int_distribution<uint64_t>(0, c.end_ps)(rng);
-            const double p = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-            smp.push_back(Smp{t, p, j, rng()});
-        }
-        std::stable_sort(smp.begin(), smp.end(), [](const Smp &a, const Smp &b) { return a.t < b.t; });
-    }
+    const std::unordered_set<uint64_t> pick =
+        sel && !model && !at && !sel->all ? pick_crash_points(*sel, inst) : std::unordered_set<uint64_t>{};
+    const std::vector<CrashSample> smp = model ? crash_samples(*sel, c.end_ps) : std::vector<CrashSample>{};
     size_t i = 0, pi = 0, si = 0;
     bool at_done = !at;
     for (;;) {

@@ -1,4 +1,5 @@
 #include "region_check.h"
+#include "crash_points.h"
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -129,41 +130,16 @@ void RegionCheck::finish(const CheckCtx &c)
     run_total_ = inst.size();
     // which run images are checked: all (no choice, --points all), N at random, or the one at --at
     const bool at = sel && !model_ && sel->at_ps >= 0;
-    if (at && (uint64_t)sel->at_ps > c.end_ps)
-        throw ConfigError("crash: --at " + std::to_string(sel->at_ps) + " ps is beyond the end of the run (" +
-                          std::to_string(c.end_ps) + " ps)");
-    std::unordered_set<uint64_t> pick;                // chosen instants (run images, --points N)
+    check_crash_at(at ? sel : nullptr, c.end_ps);
     const bool all_run = !sel || (!model_ && !at && sel->all);
-    if (sel && !model_ && !at && !sel->all) {
-        std::vector<uint64_t> v = inst;
-        std::mt19937_64 rng(sel->seed);
-        const size_t n = std::min<size_t>(sel->points, v.size());
-        for (size_t k = 0; k < n; ++k) {              // partial Fisher-Yates: n distinct instants
-            std::uniform_int_distribution<size_t> u(k, v.size() - 1);
-            std::swap(v[k], v[u(rng)]);
-            pick.insert(v[k]);
-        }
-    }
+    // chosen instants (run images, --points N)
+    const std::unordered_set<uint64_t> pick =
+        sel && !model_ && !at && !sel->all ? pick_crash_points(*sel, inst) : std::unordered_set<uint64_t>{};
     // model images: targeted ones at each write's perform instant (writes durable on entry only),
     // then random samples (instant, probability), none with --target; --sample K: that one alone
     const bool track = model_ && c.acks_on_entry;           // follow the in-flight writes
     const bool targeted = track && sel->sample < 0;        // --sample K: that sample alone
-    struct Smp {
-        uint64_t t;
-        double p;
-        uint64_t j, rng;
-    };
-    std::vector<Smp> smp;
-    if (model_ && sel->target < 0) {
-        const uint64_t j0 = sel->sample >= 0 ? (uint64_t)sel->sample : 0, j1 = sel->sample >= 0 ? j0 + 1 : sel->points;
-        for (uint64_t j = j0; j < j1; ++j) {
-            std::mt19937_64 rng(sel->seed * 0x9E3779B97F4A7C15ull + j);
-            const uint64_t t = std::uniform_int_distribution<uint64_t>(0, c.end_ps)(rng);
-            const double p = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-            smp.push_back(Smp{t, p, j, rng()});
-        }
-        std::stable_sort(smp.begin(), smp.end(), [](const Smp &a, const Smp &b) { return a.t < b.t; });
-    }
+    const std::vector<CrashSample> smp = model_ ? crash_samples(*sel, c.end_ps) : std::vector<CrashSample>{};
     for (auto &r : by_region_) left_[r.first] = r.second.size();
     std::unordered_set<uint32_t> is_persisted;
     std::set<uint64_t> inflight;                      // performed, not in PM (model images)
