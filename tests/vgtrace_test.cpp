@@ -191,6 +191,39 @@ TEST(Vgtrace, BadOrTruncatedRawNamesRecord)
     EXPECT_NE(o.text.find("truncated record"), std::string::npos) << o.text;
 }
 
+// Issue 27 item 12 (raw files): a directory given as the raw file said "truncated header
+// (9223372036854775807 bytes)"; a plain store into the ticket window (pm_base + 0xFFF0000000..)
+// was converted and the replay deadlocked. Both are refused with a message naming the file (and
+// the record).
+TEST(Vgtrace, RawDirectoryAndTicketWindowStoreAreRefused)
+{
+    std::string d = cli_util::tmpdir("rawdir");
+    auto o = sh("trace-program --quiet --from-raw " + d + " -o " + d + "/x.trace");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find(d + ": is a directory, not a raw event file"), std::string::npos) << o.text;
+    EXPECT_EQ(o.text.find("truncated header"), std::string::npos) << o.text;
+    o = sh("trace-program --dump-raw " + d);
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("is a directory"), std::string::npos) << o.text;
+    // the store of record 2 hits the ticket of the lock word at 0x100 (slot 0, pm_base + 0xFFF0000000)
+    auto recs = small_recs();
+    recs.insert(recs.begin() + 1, {PT_STORE, 8, 1, 1, 0x77FFF0000000ull, 5});
+    std::string w = write_raw(d, "window.raw", recs);
+    o = sh("trace-program --quiet --from-raw " + w + " -o " + d + "/w.trace");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("window.raw: record 2 (byte 56): store of 8 bytes to guest address 0x77fff0000000 maps into the "
+                          "ticket window"), std::string::npos) << o.text;
+    EXPECT_FALSE(fs::exists(d + "/w.trace"));
+    // a non-temporal store reaching into the window from below
+    recs = small_recs();
+    recs.push_back({PT_STORE_NT, 16, 1, 1, 0xFFEFFFFFF8ull, 0});
+    w = write_raw(d, "window_nt.raw", recs);
+    o = sh("trace-program --quiet --from-raw " + w + " -o " + d + "/w.trace");
+    EXPECT_EQ(o.code, 1) << o.text;
+    EXPECT_NE(o.text.find("window_nt.raw: record 11 (byte 272): store-nt of 16 bytes to guest address 0xffeffffff8"),
+              std::string::npos) << o.text;
+}
+
 // A converted trace that was cut in the middle of a line: the trace reader names file and line.
 TEST(Vgtrace, TruncatedTraceNamesLine)
 {
