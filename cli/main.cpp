@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <iostream>
 #include <string>
@@ -764,6 +765,10 @@ int sc_main(int argc, char **argv)
         return cmd_run(a);
     } catch (const ConfigError &e) {
         die(e.what());
+    } catch (const std::bad_alloc &) {
+        // not a bug of persim: the configuration or workload asks for more memory than there is
+        die("out of memory: the configuration or workload size needs more memory than this machine gives "
+            "(see the sizes in the config, --size, workload.scale)");
     } catch (const std::exception &e) {
         die(std::string("internal error: ") + e.what(), 2);
     }

@@ -162,13 +162,25 @@ ojson read_spec_json(const std::string &path)
     if (!in) throw ConfigError(path + ": cannot open sweep spec");
     std::stringstream ss;
     ss << in.rdbuf();
+    // Nesting is bounded (a spec nests four levels): a deep document overflowed the stack of the
+    // recursive dump in the error messages (a segfault at 100,000 levels).
+    struct TooDeep {};
+    auto depth_limit = [](int depth, ojson::parse_event_t ev, ojson &) {
+        if ((ev == ojson::parse_event_t::object_start || ev == ojson::parse_event_t::array_start) && depth >= kConfigMaxDepth)
+            throw TooDeep{};
+        return true;
+    };
     try {
-        return ojson::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+        return ojson::parse(ss.str(), depth_limit, true, /*ignore_comments=*/true);
+    } catch (const TooDeep &) {
+        throw ConfigError(path + ": objects or arrays nested deeper than " + std::to_string(kConfigMaxDepth) + " levels");
     } catch (const ojson::parse_error &e) {
         std::string text = ss.str();
         size_t line = 1;
         for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
         throw ConfigError(path + ":" + std::to_string(line) + ": invalid JSON: " + e.what());
+    } catch (const ojson::exception &e) {   // 1e99999: out_of_range.406 (found by fuzz/fuzz_sweep.cpp)
+        throw ConfigError(path + ": invalid JSON: " + e.what());
     }
 }
 
@@ -476,6 +488,13 @@ bool excluded(const Spec &s, const std::vector<const Choice *> &ch)
 
 std::vector<Point> expand(const Spec &s, const std::string &exe)
 {
+    // Each point is a process: a product beyond 100,000 (before 'exclude') is a mistake, and listing
+    // it would take memory without bound (ten lists of ten values: 10^10 points).
+    double total = 1;
+    for (const auto &d : s.dims) total *= (double)d.choices.size();
+    if (total > 1e5)
+        bad(s, "the cross product has " + std::to_string((unsigned long long)total) +
+                   " points before 'exclude' (at most 100000; split the sweep)");
     std::vector<Point> pts;
     std::vector<size_t> idx(s.dims.size(), 0);
     for (;;) {
@@ -865,6 +884,11 @@ long run_points(std::vector<Point> &pts, const std::vector<size_t> &todo, size_t
 }
 
 } // namespace
+
+size_t sweep_check_spec(const std::string &path)
+{
+    return expand(parse_spec(path), "persim").size();
+}
 
 int sweep_main(int argc, char **argv)
 {

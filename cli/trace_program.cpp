@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <new>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -56,14 +57,28 @@ const char *kind_name(unsigned k)
 // last with the right count. On error: "FILE: record N (byte B): message".
 bool load_raw(const std::string &path, std::vector<Rec> &recs, std::string &err)
 {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::is_directory(st)) {
+        err = path + ": is a directory, not a raw event file (give the .raw file persim trace-program --raw wrote)";
+        return false;
+    }
     std::ifstream f(path, std::ios::binary);
     if (!f) {
         err = path + ": cannot open the raw event file: " + std::strerror(errno);
         return false;
     }
+    if (ec || !std::filesystem::is_regular_file(st)) {
+        err = path + ": not a regular file (a raw event file is read with its size known)";
+        return false;
+    }
     f.seekg(0, std::ios::end);
     std::streamoff bytes = f.tellg();
     f.seekg(0);
+    if (bytes < 0 || !f) {
+        err = path + ": cannot read the raw event file (its size is unknown): " + std::strerror(errno);
+        return false;
+    }
     char hdr[PT_HEADER_BYTES];
     if (bytes < PT_HEADER_BYTES || !f.read(hdr, PT_HEADER_BYTES)) {
         err = path + ": record 0 (byte 0): truncated header (" + std::to_string((long long)bytes) + " bytes; a raw file starts with a " +
@@ -84,7 +99,7 @@ bool load_raw(const std::string &path, std::vector<Rec> &recs, std::string &err)
     uint64_t body = (uint64_t)bytes - PT_HEADER_BYTES, n = body / PT_RECORD_BYTES;
     recs.resize(n);
     if (n && !f.read(reinterpret_cast<char *>(recs.data()), (std::streamsize)(n * PT_RECORD_BYTES))) {
-        err = path + ": read error";
+        err = path + ": read error after " + std::to_string(PT_HEADER_BYTES + f.gcount()) + " bytes: " + std::strerror(errno);
         return false;
     }
     auto at = [&](uint64_t i) {
@@ -159,7 +174,12 @@ void pieces(uint64_t a, unsigned size, std::vector<std::pair<uint64_t, unsigned>
 int vg_dump_raw(const std::string &raw, FILE *out, std::string &err)
 {
     std::vector<Rec> recs;
-    if (!load_raw(raw, recs, err)) return -1;
+    try {
+        if (!load_raw(raw, recs, err)) return -1;
+    } catch (const std::bad_alloc &) {
+        err = raw + ": out of memory reading the raw file (it is read whole)";
+        return -1;
+    }
     for (size_t i = 0; i < recs.size(); ++i) {
         const Rec &r = recs[i];
         std::fprintf(out, "%zu tid=%u %s size=%u addr=0x%llx val=%llu gap=%u\n", i + 1, r.tid, kind_name(r.kind), r.size,
@@ -277,7 +297,24 @@ struct Converter {
         s.release++;
     }
 
-    // Pass 2: one record into its thread's ops.
+    // Pass 2: one record into its thread's ops. false with err for a record the trace cannot hold.
+    bool convert(const Rec &r, size_t i, const std::string &raw, std::string &err)
+    {
+        const bool writes = r.kind == PT_STORE || r.kind == PT_STORE_NT || r.kind == PT_CAS || r.kind == PT_SC;
+        if (writes && (r.addr & kAddrMask) + r.size > kShadowOff) {
+            // the replay's acquire/release tickets live there: a store would change a ticket and
+            // the threads waiting for it would wait for ever
+            char b[160];
+            std::snprintf(b, sizeof b, "%s of %u bytes to guest address 0x%llx maps into the ticket window of the trace "
+                          "(pm_base + 0xFFF0000000..; guest addresses keep 40 bits)",
+                          kind_name(r.kind), r.size, (unsigned long long)r.addr);
+            err = raw + ": record " + std::to_string(i + 1) + " (byte " + std::to_string(PT_HEADER_BYTES + i * PT_RECORD_BYTES) +
+                  "): " + b;
+            return false;
+        }
+        convert(r);
+        return true;
+    }
     void convert(const Rec &r)
     {
         if (r.kind == PT_PMRANGE) {
@@ -418,7 +455,7 @@ struct Converter {
 
 } // namespace
 
-persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgConvertStats &s, std::string &err)
+static persim_prog *convert_raw(const std::string &raw, const VgConvertOptions &o, VgConvertStats &s, std::string &err)
 {
     std::vector<Rec> recs;
     if (!load_raw(raw, recs, err)) return nullptr;
@@ -434,7 +471,7 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
             double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::fprintf(stderr, "trace-program: converted %zu of %zu records (%.1f s)\n", i, recs.size() - 1, sec);
         }
-        cv.convert(recs[i]);
+        if (!cv.convert(recs[i], i, raw, err)) return nullptr;
     }
     if (!cv.finish(raw, err)) return nullptr;
 
@@ -447,6 +484,18 @@ persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgCon
         return nullptr;
     }
     return p;
+}
+
+// A raw file larger than memory (the records are held at once, then the converted ops) is an
+// error naming the file, not an exception out of trace-program.
+persim_prog *vg_convert(const std::string &raw, const VgConvertOptions &o, VgConvertStats &s, std::string &err)
+{
+    try {
+        return convert_raw(raw, o, s, err);
+    } catch (const std::bad_alloc &) {
+        err = raw + ": out of memory converting the raw file (it is held in memory whole, with the converted ops)";
+        return nullptr;
+    }
 }
 
 std::string vg_summary(const VgConvertStats &s)

@@ -2,7 +2,11 @@
 #include "suggest.h"
 #include "config_table.h"
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -63,13 +67,35 @@ std::string type_name(PType t)
     return "?";
 }
 
-void flatten(const json &j, const std::string &prefix, std::vector<std::pair<std::string, json>> &out)
+// Nested objects to dotted keys. The key is built in one string, extended and cut back per level
+// (linear memory in the depth; a prefix string per level was quadratic). Depth is bounded by
+// load_file's parser (kConfigMaxDepth); load_json checks it for JSON given directly.
+void flatten(const json &j, std::string &key, int depth, const std::string &origin,
+             std::vector<std::pair<std::string, json>> &out)
 {
+    if (depth > kConfigMaxDepth)
+        throw ConfigError(origin + ": objects nested deeper than " + std::to_string(kConfigMaxDepth) + " levels");
     for (auto it = j.begin(); it != j.end(); ++it) {
-        std::string k = prefix.empty() ? it.key() : prefix + "." + it.key();
-        if (it.value().is_object()) flatten(it.value(), k, out);
-        else out.emplace_back(k, it.value());
+        const size_t len = key.size();
+        if (len) key += '.';
+        key += it.key();
+        if (it.value().is_object()) flatten(it.value(), key, depth + 1, origin, out);
+        else out.emplace_back(key, it.value());
+        key.resize(len);
     }
+}
+// JSON text parsed with a nesting limit: the parser's callback sees every object and array as it
+// opens, and one deeper than kConfigMaxDepth stops the parse (TooDeep) before the document is
+// built (a deep document would also overflow the stack of the recursive dump and destructor).
+struct TooDeep {};
+json parse_limited(const std::string &text, bool ignore_comments)
+{
+    auto depth_limit = [](int depth, json::parse_event_t ev, json &) {
+        if ((ev == json::parse_event_t::object_start || ev == json::parse_event_t::array_start) && depth >= kConfigMaxDepth)
+            throw TooDeep{};
+        return true;
+    };
+    return json::parse(text, depth_limit, true, ignore_comments);
 }
 } // namespace
 
@@ -103,6 +129,11 @@ Config::Config()
 
 void Config::set(const std::string &key, const json &val, const std::string &origin)
 {
+    set_text(key, val, origin, val.dump());
+}
+
+void Config::set_text(const std::string &key, const json &val, const std::string &origin, const std::string &text)
+{
     const ParamDef *p = config_find(key);
     if (!p) {
         std::string hint;
@@ -120,30 +151,47 @@ void Config::set(const std::string &key, const json &val, const std::string &ori
         throw ConfigError(origin + ": key '" + key + "': " + why);
     };
     switch (p->type) {
-    case PType::Int:
-        if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) v = (int64_t)v.get<double>();
-        if (!v.is_number_integer()) bad("expected an integer, got " + val.dump());
-        if ((double)v.get<int64_t>() < p->min || (double)v.get<int64_t>() > p->max)
-            bad("value " + v.dump() + " out of range [" + json(p->min).dump() + ", " + json(p->max).dump() + "]");
+    case PType::Int: {
+        auto range = [&] {
+            bad("value " + text + " out of range [" + json(p->min).dump() + ", " + json(p->max).dump() + "]");
+        };
+        if (v.is_number_float()) {
+            const double d = v.get<double>();
+            if (std::floor(d) != d) bad("expected an integer, got " + text);
+            // only a double inside int64's range converts (outside, the cast is undefined)
+            if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) range();
+            v = (int64_t)d;
+        }
+        if (!v.is_number_integer()) bad("expected an integer, got " + text);
+        if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t)INT64_MAX) range();
+        if ((double)v.get<int64_t>() < p->min || (double)v.get<int64_t>() > p->max) range();
         break;
+    }
     case PType::Float:
-        if (!v.is_number()) bad("expected a number, got " + val.dump());
+        if (!v.is_number()) bad("expected a number, got " + text);
         v = v.get<double>();
         if (!std::isfinite(v.get<double>()) || v.get<double>() < p->min || v.get<double>() > p->max)
-            bad("value " + v.dump() + " out of range [" + json(p->min).dump() + ", " + json(p->max).dump() + "]");
+            bad("value " + text + " out of range [" + json(p->min).dump() + ", " + json(p->max).dump() + "]");
         break;
     case PType::Bool:
-        if (!v.is_boolean()) bad("expected true or false, got " + val.dump());
+        if (!v.is_boolean()) bad("expected true or false, got " + text);
         break;
     case PType::String:
-        if (!v.is_string()) bad("expected a string, got " + val.dump());
+        if (!v.is_string()) bad("expected a string, got " + text);
+        // a JSON file's strings are UTF-8 (the parser checks); a --set value is checked here, or
+        // writing config.json and stats.json would fail at the end of the run
+        try {
+            (void)v.dump();
+        } catch (const json::type_error &) {
+            bad("value " + v.dump(-1, ' ', false, json::error_handler_t::replace) + " is not valid UTF-8 text");
+        }
         break;
     case PType::Enum: {
-        if (!v.is_string()) bad("expected a string, got " + val.dump());
+        if (!v.is_string()) bad("expected a string, got " + text);
         bool ok = false;
         std::string all;
         for (const auto &c : p->choices) { ok |= c == v.get<std::string>(); all += (all.empty() ? "" : "|") + c; }
-        if (!ok) bad("expected one of " + all + ", got " + val.dump());
+        if (!ok) bad("expected one of " + all + ", got " + text);
         break;
     }
     }
@@ -154,7 +202,8 @@ void Config::load_json(const json &j, const std::string &origin)
 {
     if (!j.is_object()) throw ConfigError(origin + ": top level must be a JSON object");
     std::vector<std::pair<std::string, json>> kv;
-    flatten(j, "", kv);
+    std::string key;
+    flatten(j, key, 1, origin, kv);
     for (auto &e : kv) {
         // Keys with a component starting with '_' (e.g. "_source", or the "_run" object of a run's
         // config.json) are comments.
@@ -170,19 +219,34 @@ void Config::load_json(const json &j, const std::string &origin)
 
 void Config::load_file(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in) throw ConfigError(path + ": cannot open config file");
-    std::stringstream ss;
-    ss << in.rdbuf();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": is a directory, not a config file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(path + ": cannot open config file: " + std::strerror(errno));
+    // At most kConfigMaxBytes + 1 bytes are read (a FIFO or /dev/zero has no size to check first).
+    std::string text;
+    char buf[65536];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        text.append(buf, (size_t)in.gcount());
+        if (text.size() > kConfigMaxBytes)
+            throw ConfigError(path + ": config file larger than " + std::to_string(kConfigMaxBytes >> 20) +
+                              " MiB (a config is a few KB: is this the right file?)");
+    }
+    if (in.bad()) throw ConfigError(path + ": cannot read config file: " + std::strerror(errno));
     json j;
     try {
-        j = json::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+        j = parse_limited(text, /*ignore_comments=*/true);
+    } catch (const TooDeep &) {
+        throw ConfigError(path + ": objects or arrays nested deeper than " + std::to_string(kConfigMaxDepth) +
+                          " levels (a config nests two or three)");
     } catch (const json::parse_error &e) {
         // e.byte is the offset of the error; turn it into a line number.
-        std::string text = ss.str();
         size_t line = 1;
         for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
         throw ConfigError(path + ":" + std::to_string(line) + ": invalid JSON: " + e.what());
+    } catch (const json::exception &e) {
+        // a number too large for a double (1e99999): out_of_range.406, without a position
+        throw ConfigError(path + ": invalid JSON: " + e.what());
     }
     load_json(j, path);
 }
@@ -199,19 +263,27 @@ void Config::set_kv(const std::string &kv, const std::string &origin)
         v = val;
     } else {
         try {
-            v = json::parse(val);
-        } catch (...) {
+            v = parse_limited(val, false);
+        } catch (const TooDeep &) {
+            throw ConfigError(origin + " " + key + ": value nested deeper than " + std::to_string(kConfigMaxDepth) + " levels");
+        } catch (const json::exception &) {
             v = val;     // leaves the type check to set()
         }
         if (p && p->type == PType::Int && v.is_string()) {
-            // accept hex
+            // accept hex (and octal); out of int64's range is an error with the text given
             const std::string &s = v.get_ref<const std::string &>();
             char *end = nullptr;
+            errno = 0;
             long long x = std::strtoll(s.c_str(), &end, 0);
-            if (end && *end == '\0' && !s.empty()) v = (int64_t)x;
+            if (end && *end == '\0' && !s.empty()) {
+                if (errno == ERANGE)
+                    throw ConfigError(origin + " " + key + ": key '" + key + "': value " + val + " out of range [" +
+                                      json(p->min).dump() + ", " + json(p->max).dump() + "]");
+                v = (int64_t)x;
+            }
         }
     }
-    set(key, v, origin + " " + key);
+    set_text(key, v, origin + " " + key, val);
 }
 
 const json &Config::get(const std::string &key, PType t) const

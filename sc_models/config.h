@@ -17,6 +17,11 @@ struct ConfigError : std::runtime_error {
 
 enum class PType { Int, Float, Bool, String, Enum };
 
+// Limits of a config file (Config::load_file): a config is a few KB nested two or three levels;
+// the limits stop a wrong file (a trace, /dev/zero) or a hostile one before it costs memory.
+constexpr size_t kConfigMaxBytes = 16u << 20;   // 16 MiB
+constexpr int kConfigMaxDepth = 32;             // nested objects/arrays
+
 struct ParamDef {
     std::string key;
     PType type;
@@ -50,6 +55,8 @@ public:
     const std::vector<std::string> &sources() const { return sources_; }
 
 private:
+    // set() with the value's text as the user wrote it (for messages; --set keeps "1e20").
+    void set_text(const std::string &key, const nlohmann::json &v, const std::string &origin, const std::string &text);
     std::map<std::string, nlohmann::json> v_;
     std::vector<std::string> sources_;
     const nlohmann::json &get(const std::string &key, PType t) const;

@@ -3,6 +3,7 @@
 # already present are not touched, and nothing is downloaded from anywhere but Debian's archive.
 #   install-deps.sh          everything: the tests, RTL co-simulation, synthesis, real programs (make test)
 #   install-deps.sh minimal  what building the `persim` binary and running the demo need (make demo)
+#   install-deps.sh fuzz     minimal + clang and its libFuzzer runtime (make fuzz only)
 set -euo pipefail
 
 MINIMAL=(
@@ -15,6 +16,10 @@ MINIMAL=(
   liblzma-dev               # xz-compressed Accel-Sim traces (.traceg.xz; workloads/accelsim.c)
   python3-matplotlib        # result plots (PNG; the demo draws one)
   help2man                  # the man page `make install` writes from persim --help
+)
+FUZZ=(
+  "${MINIMAL[@]}"
+  clang libclang-rt-dev     # libFuzzer harnesses of fuzz/ (make fuzz; not needed by make demo or make test)
 )
 PKGS=(
   "${MINIMAL[@]}"
@@ -33,8 +38,9 @@ PKGS=(
 
 case "${1:-full}" in
   minimal) PKGS=("${MINIMAL[@]}") ;;
+  fuzz) PKGS=("${FUZZ[@]}") ;;
   full) ;;
-  *) echo "install-deps: unknown profile '$1' (minimal or full)" >&2; exit 1 ;;
+  *) echo "install-deps: unknown profile '$1' (minimal, fuzz or full)" >&2; exit 1 ;;
 esac
 missing=()
 for p in "${PKGS[@]}"; do

@@ -378,6 +378,10 @@ TEST(TraceErrors, EachBadInputNamesFileLineAndProblem)
         { h + "kernel k blocks=1\n", 2, "missing threads=T" },
         { h + "kernel k threads=5\n", 2, "missing blocks=N" },
         { h + "kernel k blocks=1 blocks=2 threads=5\n", 2, "unexpected 'blocks=2'" },
+        // at most 2^24 warps in all (the program builder aborted for lack of memory at 2^29)
+        { h + "kernel k blocks=16777216 threads=1024\n", 2,
+          "kernel 'k': 536870912 warps (16777216 blocks of 1024 threads) bring the trace to 536870912 warps, more than 16777216" },
+        { h + "kernel a blocks=16777216 threads=32\nkernel b blocks=1 threads=1\n", 3, "bring the trace to 16777217 warps" },
         { h + "kernel\n", 2, "missing kernel name" },
         { h + "kernel abcdefghijabcdefghijabcdefghijXY blocks=1 threads=1\n", 2, "longer than 31" },
         { k + "compute 12a\n", 4, "bad instruction count '12a'" },
@@ -462,6 +466,9 @@ TEST(TraceErrors, FileErrorsNameThePath)
     std::remove(path.c_str());
     ASSERT_EQ(trace_read_file(path.c_str(), &d.t, err, sizeof err), -1);
     EXPECT_EQ(std::string(err).rfind(path + ": cannot open", 0), 0u) << err;
+    // a directory: the reason, not a bare "read error"
+    ASSERT_EQ(trace_read_file("/tmp", &d.t, err, sizeof err), -1);
+    EXPECT_STREQ(err, "/tmp: read error: Is a directory");
     // small error buffers are truncated, not overrun
     char tiny[8];
     EXPECT_EQ(trace_read_string("x", "nope", &d.t, tiny, sizeof tiny), -1);

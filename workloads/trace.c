@@ -270,6 +270,14 @@ static int do_kernel(parser *ps)
     }
     if (!have_b) return perr(ps, "kernel '%s': missing blocks=N", name);
     if (!have_t) return perr(ps, "kernel '%s': missing threads=T", name);
+    /* Every warp of every kernel has a stream (16 bytes) whether or not the trace fills it: the
+     * total is bounded, or a few kernel lines would ask for gigabytes (the program builder
+     * aborts when memory runs out). */
+    const uint64_t warps = blocks * ((threads + 31) / 32), before = ps->out->prog->nstreams;
+    if (before + warps > TRACE_MAX_WARPS)
+        return perr(ps, "kernel '%s': %llu warps (%llu blocks of %llu threads) bring the trace to %llu warps, more than %u "
+                    "(all kernels together)", name, (unsigned long long)warps, (unsigned long long)blocks,
+                    (unsigned long long)threads, (unsigned long long)(before + warps), TRACE_MAX_WARPS);
     prog_kernel(ps->out->prog, name, (uint32_t)blocks, (uint32_t)threads);
     ps->have_kernel = 1;
     ps->have_warp = 0;
@@ -636,6 +644,7 @@ int trace_read_file(const char *path, trace_data *out, char *err, size_t errlen)
     line_feed lf;
     feed_begin(&lf, path, out, err, errlen);
     size_t n = in ? fread(in, 1, CHUNK, f) : 0;
+    int read_errno = ferror(f) ? errno : 0;  /* EISDIR for a directory */
     const int zst = n >= 4 && !memcmp(in, zstd_magic, 4);
     if (zst) {                               /* a zstd-compressed trace (any file name) */
         dec = (char *)malloc(ZSTD_DStreamOutSize());
@@ -660,11 +669,14 @@ int trace_read_file(const char *path, trace_data *out, char *err, size_t errlen)
                 feed_bytes(&lf, dec, ob.pos);
             }
         }
-        if (lf.rc == 0) n = fread(in, 1, CHUNK, f);
+        if (lf.rc == 0) {
+            n = fread(in, 1, CHUNK, f);
+            if (ferror(f) && !read_errno) read_errno = errno;
+        }
     }
     if (lf.rc == 0 && ferror(f)) {
         lf.rc = -1;
-        if (err && errlen) snprintf(err, errlen, "%s: read error", path);
+        if (err && errlen) snprintf(err, errlen, "%s: read error: %s", path, read_errno ? strerror(read_errno) : "?");
     }
     if (lf.rc == 0 && zst && zret != 0) {
         lf.rc = -1;

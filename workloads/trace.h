@@ -21,6 +21,7 @@ extern "C" {
 
 #define TRACE_VERSION    1
 #define TRACE_CHUNK      128u         /* max bytes per data/expect line; writer's chunk size */
+#define TRACE_MAX_WARPS  (1u << 24)   /* warps of all kernels of a trace together (reader's limit) */
 
 typedef struct trace_expect { uint64_t addr; uint32_t len; uint8_t bytes[128]; } trace_expect;
 
