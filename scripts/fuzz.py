@@ -17,7 +17,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ["config", "set", "trace", "raw", "sweep"]   # fuzz/CMakeLists.txt PERSIM_FUZZ_TARGETS
+TARGETS = ["config", "set", "trace", "raw", "sweep", "accelsim"]   # fuzz/CMakeLists.txt PERSIM_FUZZ_TARGETS
 # Largest input per target (bytes): `set` lines are short, and a long unknown key makes every line
 # cost an edit distance against all keys.
 MAX_LEN = {"set": 1024}
