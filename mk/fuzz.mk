@@ -1,10 +1,10 @@
 # Fuzzing (included by the top Makefile; docs/testing.md "Fuzzing").
 #   make fuzz        libFuzzer harnesses (clang, ASan+UBSan) in build-fuzz/, each target fuzzed FUZZ_SECONDS (default 60) from fuzz/corpus/
-#                    (FUZZ_TARGETS="config set trace raw sweep" selects); prints executions, time, crashes; exit 1 on any finding
+#                    (FUZZ_TARGETS="config set trace raw sweep accelsim" selects); prints executions, time, crashes; exit 1 on any finding
 .PHONY: fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
-FUZZ_TARGETS ?= config set trace raw sweep
+FUZZ_TARGETS ?= config set trace raw sweep accelsim
 
 fuzz:
 	@./scripts/install-deps.sh fuzz
