@@ -38,13 +38,13 @@ struct Seq {
 TEST(RegionSeq, RejectsBadConfig)
 {
     std::vector<uint64_t> mem(1 << 16);
-    for (region_seq_cfg c : {region_seq_cfg{0, 16, RSEQ_LAZY, 0}, region_seq_cfg{4097, 16, RSEQ_LAZY, 0},
-                             region_seq_cfg{4, 0, RSEQ_LAZY, 0}, region_seq_cfg{4, 17, RSEQ_LAZY, 0},
-                             region_seq_cfg{4, 16, 3, 0}, region_seq_cfg{4, 2, RSEQ_LAZY, 0, 4}}) {
+    for (region_seq_cfg c : {region_seq_cfg{0, 16, RSEQ_LAZY, 0, 0}, region_seq_cfg{4097, 16, RSEQ_LAZY, 0, 0},
+                             region_seq_cfg{4, 0, RSEQ_LAZY, 0, 0}, region_seq_cfg{4, 17, RSEQ_LAZY, 0, 0},
+                             region_seq_cfg{4, 16, 3, 0, 0}, region_seq_cfg{4, 2, RSEQ_LAZY, 0, 4}}) {
         EXPECT_EQ(region_seq_bytes(&c), 0u);
         EXPECT_EQ(region_seq_init(mem.data(), &c), -1);
     }
-    region_seq_cfg ok{4, 4, RSEQ_LAZY, 0};
+    region_seq_cfg ok{4, 4, RSEQ_LAZY, 0, 0};
     EXPECT_EQ(region_seq_init(nullptr, &ok), -1);
     EXPECT_EQ(region_seq_init(reinterpret_cast<char *>(mem.data()) + 4, &ok), -1);   // misaligned
 }
