@@ -164,7 +164,9 @@ TEST(CliCpuCrash, ModelImagesCatchTheBrokenVariantsAtSmallSize)
         const bool one = std::find(single.begin(), single.end(), w) != single.end();
         Out n = crash(kBroi, "broi-nodeps", w, "");
         EXPECT_EQ(n.code, one ? 0 : 5) << w << "\n" << n.text;
-        if (one) EXPECT_TRUE(has(n, "targeted images        0 tried")) << w << "\n" << n.text;
+        if (one) {
+            EXPECT_TRUE(has(n, "targeted images        0 tried")) << w << "\n" << n.text;
+        }
         Out b = crash(kBroi, "broi", w, "");
         EXPECT_EQ(b.code, 0) << w << "\n" << b.text;
     }
@@ -176,7 +178,9 @@ TEST(CliCpuCrash, ModelImagesCatchTheBrokenVariantsAtSmallSize)
         const bool remote_only = w.find("hybrid") == std::string::npos;
         Out n = crash(kBroi, "broi-nodeps", w, "--set rdma.channels=2");
         EXPECT_EQ(n.code, remote_only ? 0 : 5) << w << "\n" << n.text;
-        if (remote_only) EXPECT_TRUE(has(n, "targeted images        0 tried")) << w << "\n" << n.text;
+        if (remote_only) {
+            EXPECT_TRUE(has(n, "targeted images        0 tried")) << w << "\n" << n.text;
+        }
         Out b = crash(kBroi, "broi", w, "--set rdma.channels=2");
         EXPECT_EQ(b.code, 0) << w << "\n" << b.text;
     }

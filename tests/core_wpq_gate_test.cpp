@@ -211,7 +211,8 @@ TEST(WpqGate, IndexedDrainIsTheOldestOfTheFlushRegion)
             const uint64_t st = wpq_gate_offer_state(w.g);
             const wpq_gate_stats before = *wpq_gate_get_stats(w.g);
             const int ready = (int)rnd(2);
-            const wpq_result res = wpq_gate_store(w.g, r, ++addr, addr, ready);
+            ++addr;
+            const wpq_result res = wpq_gate_store(w.g, r, addr, addr, ready);   // data = address
             if (res == WPQ_FULL || res == WPQ_DECLINED) {
                 if (wpq_gate_offer_state(w.g) == st) {
                     // the same offer under the same offer state: the same answer, only counted

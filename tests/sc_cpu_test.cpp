@@ -73,7 +73,9 @@ TEST_P(CpuAll, RunsAndVerifies)
         EXPECT_EQ(check(r, "violations"), 0) << "a crash image is not a committed region prefix";
         EXPECT_EQ(check(r, "never_durable_writes"), 0);
     }
-    if (model == "none" || model == "psp") EXPECT_EQ(sum(r, "path_writes"), 0);
+    if (model == "none" || model == "psp") {
+        EXPECT_EQ(sum(r, "path_writes"), 0);
+    }
 }
 INSTANTIATE_TEST_SUITE_P(Cpu, CpuAll,
                          ::testing::Combine(::testing::Values("cpu-queue", "cpu-hashtable", "cpu-arrayswap", "cpu-btree",

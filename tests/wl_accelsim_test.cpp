@@ -61,7 +61,9 @@ std::string parse_err(const std::string &text, accelsim_opts o = pm_range_opts()
     char err[1024] = {0};
     int rc = accelsim_parse_kernel("k.traceg", text.data(), text.size(), &o, p, nullptr, err, sizeof err);
     char verr[512];
-    if (rc == 0) EXPECT_EQ(prog_validate(p, verr, sizeof verr), 0) << verr;
+    if (rc == 0) {
+        EXPECT_EQ(prog_validate(p, verr, sizeof verr), 0) << verr;
+    }
     prog_free(p);
     return rc ? std::string(err) : std::string();
 }
@@ -214,7 +216,9 @@ TEST(Accelsim, PmRangeAndDefaults)
     EXPECT_EQ(none.c.pm_stores, 0u);
     EXPECT_EQ(none.c.vol_stores, 8u);
     for (uint64_t i = 0; i < none.p->nops; ++i)
-        if (none.p->ops[i].kind == OPK_ST) EXPECT_LT(none.p->ops[i].addr, PERSIM_PM_BASE);
+        if (none.p->ops[i].kind == OPK_ST) {
+            EXPECT_LT(none.p->ops[i].addr, PERSIM_PM_BASE);
+        }
     o.pm_lo = 100;   // not a multiple of 128
     Read bad;
     read_file(bad, kData + "two/kernelslist.g", o);
