@@ -394,13 +394,15 @@ TEST(Vgtrace, PmdkHashmapRecoversOnBroi)
     std::string t = ss.str();
     EXPECT_NE(t.find(": durable"), std::string::npos);
     EXPECT_NE(t.find("warp 0 1"), std::string::npos) << "the second worker thread has no stream";
-    o = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi --trace " + d + "/hm.trace");
+    o = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi --trace " + d + "/hm.trace --out " + d +
+           "/broi");
     EXPECT_EQ(o.code, 0) << o.text;
     EXPECT_NE(o.text.find("violations             0 epoch order, 0 reordered conflicts"), std::string::npos) << o.text;
     // the broken variant (inter-thread dependencies ignored) reorders conflicting writes of the
     // threads: caught (measured: 4 of 4 recordings at this size, 10-16 reordered conflicts; with
     // the one-lock hash map, whose threads are serialised, only 1 of 3)
-    auto nd = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi-nodeps --trace " + d + "/hm.trace");
+    auto nd = sh("crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --model broi-nodeps --trace " + d +
+                 "/hm.trace --out " + d + "/broi-nodeps");
     EXPECT_EQ(nd.code, 5) << nd.text;
     EXPECT_NE(nd.text.find("reordered conflicts"), std::string::npos) << nd.text;
 }
@@ -411,17 +413,18 @@ TEST(Vgtrace, PmdkHashmapRecoversOnBroi)
 TEST(Vgtrace, CommittedPmdkTraceCrashChecks)
 {
     const std::string tr = PERSIM_SOURCE_DIR "/results/traces/pmdk-hashmap-small.trace";
+    const std::string d = cli_util::tmpdir("committed");     // results stay out of the build tree
     const std::string broi = "crash --config " PERSIM_SOURCE_DIR "/configs/cpu_broi_table3.json --trace " + tr;
     const std::string lw = "crash --config " PERSIM_SOURCE_DIR "/configs/cpu_lightwsp_table1.json --trace " + tr;
-    auto o = sh(broi + " --model broi");
+    auto o = sh(broi + " --model broi --out " + d + "/broi");
     EXPECT_EQ(o.code, 0) << o.text;
-    o = sh(broi + " --model broi-nodeps");
+    o = sh(broi + " --model broi-nodeps --out " + d + "/broi-nodeps");
     EXPECT_EQ(o.code, 5) << o.text;
     EXPECT_EQ(o.text.find(" 0 reordered conflicts"), std::string::npos) << o.text;
     EXPECT_NE(o.text.find(" reordered conflicts"), std::string::npos) << o.text;
-    o = sh(lw + " --model lightwsp");
+    o = sh(lw + " --model lightwsp --out " + d + "/lightwsp");
     EXPECT_EQ(o.code, 0) << o.text;
-    o = sh(lw + " --model lightwsp-ungated");
+    o = sh(lw + " --model lightwsp-ungated --out " + d + "/lightwsp-ungated");
     EXPECT_EQ(o.code, 5) << o.text;
 }
 
