@@ -910,35 +910,24 @@ int accelsim_parse_kernel(const char *name, const char *buf, size_t len, const a
 
 static const unsigned char XZ_MAGIC[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 
-static int ferr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 int accelsim_read_kernel_file(const char *path, const accelsim_opts *o, persim_prog *p,
                               accelsim_counts *counts, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return ferr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return prog_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     kparser k;
     liner L;
     memset(&L, 0, sizeof L);
     int rc = kinit(&k, path, o, p, counts, err, errlen);
     unsigned char *in = (unsigned char *)malloc(AS_CHUNK), *out = (unsigned char *)malloc(AS_CHUNK);
-    if (!rc && (!in || !out)) rc = ferr(err, errlen, "%s: out of memory", path);
+    if (!rc && (!in || !out)) rc = prog_errf(err, errlen, "%s: out of memory", path);
     size_t got = rc ? 0 : fread(in, 1, AS_CHUNK, f);
     const int xz = got >= sizeof XZ_MAGIC && !memcmp(in, XZ_MAGIC, sizeof XZ_MAGIC);
     if (!rc && !xz) {
         for (;;) {
             if (got && (rc = liner_feed(&L, &k, (const char *)in, got))) break;
             if (got < AS_CHUNK) {
-                if (ferror(f)) rc = ferr(err, errlen, "%s: read error", path);
+                if (ferror(f)) rc = prog_errf(err, errlen, "%s: read error", path);
                 break;
             }
             got = fread(in, 1, AS_CHUNK, f);
@@ -946,7 +935,7 @@ int accelsim_read_kernel_file(const char *path, const accelsim_opts *o, persim_p
     } else if (!rc) {
         lzma_stream zs = LZMA_STREAM_INIT;
         if (lzma_stream_decoder(&zs, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-            rc = ferr(err, errlen, "%s: cannot start the xz decoder", path);
+            rc = prog_errf(err, errlen, "%s: cannot start the xz decoder", path);
         } else {
             int eof = got < AS_CHUNK;
             zs.next_in = in;
@@ -954,7 +943,7 @@ int accelsim_read_kernel_file(const char *path, const accelsim_opts *o, persim_p
             for (;;) {
                 if (zs.avail_in == 0 && !eof) {
                     got = fread(in, 1, AS_CHUNK, f);
-                    if (ferror(f)) { rc = ferr(err, errlen, "%s: read error", path); break; }
+                    if (ferror(f)) { rc = prog_errf(err, errlen, "%s: read error", path); break; }
                     eof = got < AS_CHUNK;
                     zs.next_in = in;
                     zs.avail_in = got;
@@ -966,11 +955,11 @@ int accelsim_read_kernel_file(const char *path, const accelsim_opts *o, persim_p
                 if (produced && (rc = liner_feed(&L, &k, (const char *)out, produced))) break;
                 if (r == LZMA_STREAM_END) break;
                 if (r == LZMA_BUF_ERROR || (r == LZMA_OK && eof && zs.avail_in == 0 && produced == 0)) {
-                    rc = ferr(err, errlen, "%s: truncated xz data (the compressed file is cut short)", path);
+                    rc = prog_errf(err, errlen, "%s: truncated xz data (the compressed file is cut short)", path);
                     break;
                 }
                 if (r != LZMA_OK) {
-                    rc = ferr(err, errlen, "%s: corrupt xz data (liblzma error %d)", path, (int)r);
+                    rc = prog_errf(err, errlen, "%s: corrupt xz data (liblzma error %d)", path, (int)r);
                     break;
                 }
             }
@@ -1005,30 +994,30 @@ int accelsim_parse_kernelslist(const char *name, const char *buf, size_t len, co
         if (a == b) continue;
         const char *s = buf + a;
         size_t n = b - a;
-        if (memchr(s, 0, n)) return ferr(err, errlen, "%s:%llu: NUL byte in the text", name, (unsigned long long)line);
+        if (memchr(s, 0, n)) return prog_errf(err, errlen, "%s:%llu: NUL byte in the text", name, (unsigned long long)line);
         if (n >= 6 && !memcmp(s, "Memcpy", 6)) {
             if (counts) counts->memcpys++;   /* no values in the trace: nothing to copy */
             continue;
         }
         if (n >= 6 && !memcmp(s, "kernel", 6)) {
-            if (n > 4096) return ferr(err, errlen, "%s:%llu: kernel file name too long", name, (unsigned long long)line);
+            if (n > 4096) return prog_errf(err, errlen, "%s:%llu: kernel file name too long", name, (unsigned long long)line);
             char path[8192];
             snprintf(path, sizeof path, "%s%s%.*s", dir && *dir ? dir : "", dir && *dir ? "/" : "", (int)n, s);
             if (accelsim_read_kernel_file(path, o, p, counts, err, errlen)) {
                 if (err && errlen && !strncmp(err, path, strlen(path)) && strstr(err, ": cannot open:")) {
                     char tmp[1024];
                     snprintf(tmp, sizeof tmp, "%s", err);
-                    ferr(err, errlen, "%s:%llu: kernel file %s", name, (unsigned long long)line, tmp);
+                    prog_errf(err, errlen, "%s:%llu: kernel file %s", name, (unsigned long long)line, tmp);
                 }
                 return -1;
             }
             nkern++;
             continue;
         }
-        return ferr(err, errlen, "%s:%llu: unexpected '%.*s' (expected a 'kernel-N.traceg' or 'MemcpyHtoD,ADDR,BYTES' line)",
+        return prog_errf(err, errlen, "%s:%llu: unexpected '%.*s' (expected a 'kernel-N.traceg' or 'MemcpyHtoD,ADDR,BYTES' line)",
                     name, (unsigned long long)line, (int)(n > 40 ? 40 : n), s);
     }
-    if (!nkern) return ferr(err, errlen, "%s: names no kernel files (no 'kernel-N.traceg' line)", name);
+    if (!nkern) return prog_errf(err, errlen, "%s: names no kernel files (no 'kernel-N.traceg' line)", name);
     return 0;
 }
 
@@ -1071,7 +1060,7 @@ int accelsim_read_file(const char *path, const accelsim_opts *o, persim_prog **o
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     FILE *f = fopen(path, "rb");
-    if (!f) { prog_free(p); return ferr(err, errlen, "%s: cannot open: %s", path, strerror(errno)); }
+    if (!f) { prog_free(p); return prog_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); }
     char head[16] = {0};
     size_t hn = fread(head, 1, sizeof head - 1, f);
     const int kernel_file = ends_with(base, ".traceg") || ends_with(base, ".traceg.xz") ||
@@ -1083,15 +1072,15 @@ int accelsim_read_file(const char *path, const accelsim_opts *o, persim_prog **o
         /* a kernelslist: small; read it whole */
         size_t cap = 4096, n = 0;
         char *text = (char *)malloc(cap);
-        rc = text ? 0 : ferr(err, errlen, "%s: out of memory", path);
+        rc = text ? 0 : prog_errf(err, errlen, "%s: out of memory", path);
         if (!rc) {
             memcpy(text, head, hn);
             n = hn;
             for (;;) {
                 if (n == cap) {
-                    if (cap >= (64u << 20)) { rc = ferr(err, errlen, "%s: larger than 64 MiB: not a kernelslist", path); break; }
+                    if (cap >= (64u << 20)) { rc = prog_errf(err, errlen, "%s: larger than 64 MiB: not a kernelslist", path); break; }
                     char *t = (char *)realloc(text, cap * 2);
-                    if (!t) { rc = ferr(err, errlen, "%s: out of memory", path); break; }
+                    if (!t) { rc = prog_errf(err, errlen, "%s: out of memory", path); break; }
                     text = t;
                     cap *= 2;
                 }

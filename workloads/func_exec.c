@@ -26,17 +26,6 @@ typedef struct kstate {
     uint64_t            *steps;
 } kstate;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static uint64_t read_le(const mem_image *img, uint64_t addr, unsigned elem)
 {
     uint8_t b[8] = { 0 };
@@ -162,7 +151,7 @@ static int run_kernel(kstate *ks, uint64_t max_steps, char *err, size_t errlen)
     ks->blk_done = (uint32_t *)calloc(k->nblocks, sizeof *ks->blk_done);
     int rc = 0;
     if (!active || !ks->pc || !ks->st || !ks->blk_arrived || !ks->blk_done) {
-        rc = fail(err, errlen, "out of memory");
+        rc = prog_errf(err, errlen, "out of memory");
         goto out;
     }
     uint64_t nact = 0;
@@ -201,7 +190,7 @@ static int run_kernel(kstate *ks, uint64_t max_steps, char *err, size_t errlen)
                 advance(ks, w);
             }
             if (max_steps && *ks->steps > max_steps) {
-                rc = fail(err, errlen, "step limit of %llu ops exceeded in kernel %u ('%s')",
+                rc = prog_errf(err, errlen, "step limit of %llu ops exceeded in kernel %u ('%s')",
                           (unsigned long long)max_steps, ks->kidx, k->name);
                 goto out;
             }
@@ -239,7 +228,7 @@ int func_exec_cb_run(const persim_prog *p, mem_image *img, uint64_t max_steps, f
                      void *ctx, char *err, size_t errlen)
 {
     char msg[256];
-    if (prog_validate(p, msg, sizeof msg)) return fail(err, errlen, "invalid program: %s", msg);
+    if (prog_validate(p, msg, sizeof msg)) return prog_errf(err, errlen, "invalid program: %s", msg);
     return func_exec_cb_run_valid(p, img, max_steps, cb, ctx, err, errlen);
 }
 

@@ -267,7 +267,7 @@ const char *scope_name(unsigned scope)
 
 /* ---- validation ---- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int prog_errf(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -316,49 +316,49 @@ static void op_where(const persim_prog *p, uint64_t i, char *buf, size_t len)
 static int check_op(const persim_prog *p, const persim_op *o, char *err, size_t errlen)
 {
     const char *kn = op_kind_name(o->kind);
-    if (o->kind >= OPK__COUNT) return fail(err, errlen, "unknown op kind %u", o->kind);
+    if (o->kind >= OPK__COUNT) return prog_errf(err, errlen, "unknown op kind %u", o->kind);
     if (o->kind == OPK_ST || o->kind == OPK_LD) {
-        if (o->st_class >= STC__COUNT) return fail(err, errlen, "%s: unknown access class %u", kn, o->st_class);
+        if (o->st_class >= STC__COUNT) return prog_errf(err, errlen, "%s: unknown access class %u", kn, o->st_class);
     } else if (o->scope >= SCOPE__COUNT || !(scope_mask(o->kind) >> o->scope & 1u))
-        return fail(err, errlen, "%s: scope '%s' not allowed", kn, scope_name(o->scope));
+        return prog_errf(err, errlen, "%s: scope '%s' not allowed", kn, scope_name(o->scope));
     switch (o->kind) {
     case OPK_LD:
     case OPK_ST: {
         if (!elem_ok(o->elem))
-            return fail(err, errlen, "%s: element size %u (must be 1, 2, 4 or 8)", kn, o->elem);
+            return prog_errf(err, errlen, "%s: element size %u (must be 1, 2, 4 or 8)", kn, o->elem);
         if (o->nlanes < 1 || o->nlanes > PERSIM_WARP_SIZE)
-            return fail(err, errlen, "%s: %u lanes (must be 1..32)", kn, o->nlanes);
+            return prog_errf(err, errlen, "%s: %u lanes (must be 1..32)", kn, o->nlanes);
         if (o->nlanes > 1 && o->stride < o->elem)
-            return fail(err, errlen, "%s: stride %u smaller than element size %u", kn,
+            return prog_errf(err, errlen, "%s: stride %u smaller than element size %u", kn,
                         o->stride, o->elem);
         uint64_t span = (uint64_t)(o->nlanes - 1) * o->stride + o->elem;
         if (o->addr > UINT64_MAX - span)
-            return fail(err, errlen, "%s: address range wraps around", kn);
+            return prog_errf(err, errlen, "%s: address range wraps around", kn);
         if (o->kind == OPK_ST) {
             uint64_t lim = o->elem >= 8 ? UINT64_MAX : (1ull << (8 * o->elem)) - 1;
             if (o->vals != PERSIM_NOVALS && ((uint64_t)o->vals + o->nlanes > p->nvals))
-                return fail(err, errlen, "st: value index %u out of range", o->vals);
+                return prog_errf(err, errlen, "st: value index %u out of range", o->vals);
             for (uint32_t l = 0; l < o->nlanes; l++)
                 if (op_lane_val(p, o, l) > lim)
-                    return fail(err, errlen, "st: lane %u value 0x%llx does not fit %u bytes", l, (unsigned long long)op_lane_val(p, o, l), o->elem);
+                    return prog_errf(err, errlen, "st: lane %u value 0x%llx does not fit %u bytes", l, (unsigned long long)op_lane_val(p, o, l), o->elem);
         }
         break;
     }
     case OPK_RELEASE:
     case OPK_ACQUIRE: {
         if (o->elem != 4 && o->elem != 8)
-            return fail(err, errlen, "%s: flag size %u (must be 4 or 8)", kn, o->elem);
+            return prog_errf(err, errlen, "%s: flag size %u (must be 4 or 8)", kn, o->elem);
         if (o->addr % o->elem)
-            return fail(err, errlen, "%s: flag 0x%llx not aligned to %u bytes", kn,
+            return prog_errf(err, errlen, "%s: flag 0x%llx not aligned to %u bytes", kn,
                         (unsigned long long)o->addr, o->elem);
         if (o->elem == 4 && o->val > UINT32_MAX)
-            return fail(err, errlen, "%s: value 0x%llx does not fit 4 bytes", kn,
+            return prog_errf(err, errlen, "%s: value 0x%llx does not fit 4 bytes", kn,
                         (unsigned long long)o->val);
         break;
     }
     case OPK_MARK:
         if (o->val < MARK_FUNC || o->val >= MARK__COUNT)
-            return fail(err, errlen, "mark: kind %llu (must be func, ret or loop)", (unsigned long long)o->val);
+            return prog_errf(err, errlen, "mark: kind %llu (must be func, ret or loop)", (unsigned long long)o->val);
         break;
     default:
         break;
@@ -373,21 +373,21 @@ int prog_validate(const persim_prog *p, char *err, size_t errlen)
     for (uint32_t k = 0; k < p->nkernels; k++) {
         const persim_kernel *kk = &p->kernels[k];
         if (kk->nblocks == 0 || kk->warps_per_block == 0)
-            return fail(err, errlen, "kernel %u ('%s'): no blocks or no warps", k, kk->name);
+            return prog_errf(err, errlen, "kernel %u ('%s'): no blocks or no warps", k, kk->name);
         uint64_t n = (uint64_t)kk->nblocks * kk->warps_per_block;
         if (kk->first_stream != next || kk->first_stream + n > p->nstreams)
-            return fail(err, errlen, "kernel %u ('%s'): streams out of range", k, kk->name);
+            return prog_errf(err, errlen, "kernel %u ('%s'): streams out of range", k, kk->name);
         next += n;
         for (uint32_t b = 0; b < kk->nblocks; b++)
             for (uint32_t w = 0; w < kk->warps_per_block; w++) {
                 const persim_stream *s = prog_stream(p, kk, b, w);
                 if (s->begin > s->end || s->end > p->nops)
-                    return fail(err, errlen, "kernel %u ('%s') block %u warp %u: stream [%llu,%llu) "
+                    return prog_errf(err, errlen, "kernel %u ('%s') block %u warp %u: stream [%llu,%llu) "
                                 "out of range", k, kk->name, b, w, (unsigned long long)s->begin,
                                 (unsigned long long)s->end);
                 for (uint64_t i = s->begin; i < s->end; i++)
                     if (check_op(p, &p->ops[i], msg, sizeof msg))
-                        return fail(err, errlen, "kernel %u ('%s') block %u warp %u op %llu: %s", k,
+                        return prog_errf(err, errlen, "kernel %u ('%s') block %u warp %u op %llu: %s", k,
                                     kk->name, b, w, (unsigned long long)(i - s->begin), msg);
             }
     }
@@ -401,7 +401,7 @@ int prog_validate(const persim_prog *p, char *err, size_t errlen)
     uint64_t cap = 16;
     while (cap < 2 * nid) cap <<= 1;
     id_ent *tab = (id_ent *)calloc((size_t)cap, sizeof *tab);      /* id 0 = empty slot */
-    if (!tab) return fail(err, errlen, "out of memory");
+    if (!tab) return prog_errf(err, errlen, "out of memory");
     const uint64_t mask = cap - 1;
     uint32_t dup_id = 0;
     uint64_t dup_a = 0, dup_b = 0;
@@ -425,7 +425,7 @@ int prog_validate(const persim_prog *p, char *err, size_t errlen)
         op_where(p, dup_a, where, sizeof where);
         op_where(p, dup_b, w2, sizeof w2);
         free(tab);
-        return fail(err, errlen, "%s: duplicate op id %u (also used by %s)", w2, dup_id, where);
+        return prog_errf(err, errlen, "%s: duplicate op id %u (also used by %s)", w2, dup_id, where);
     }
     for (uint64_t i = 0; i < p->nops; i++) {
         const persim_op *o = &p->ops[i];
@@ -442,7 +442,7 @@ int prog_validate(const persim_prog *p, char *err, size_t errlen)
             if (!hit) {
                 free(tab);
                 op_where(p, i, where, sizeof where);
-                return fail(err, errlen, "%s: require names unknown op id %llu", where,
+                return prog_errf(err, errlen, "%s: require names unknown op id %llu", where,
                             (unsigned long long)want[j]);
             }
         }

@@ -152,6 +152,13 @@ const char *scope_name(unsigned scope);      /* "warp", "block", "device", "syst
 const char *mark_name(unsigned mark);        /* "func", "ret", "loop" */
 /* Checks structural validity (lane ranges, elem sizes, scopes); returns 0 or -1 with a message. */
 int      prog_validate(const persim_prog *p, char *err, size_t errlen);
+/* Formats a message into err (errlen bytes; err may be NULL) and returns -1: the error return of
+ * the program builders, readers and executors. */
+int      prog_errf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }
