@@ -123,23 +123,12 @@ bool BspCheck::image_bad(const std::vector<uint64_t> &add, uint64_t *missing) co
     return false;
 }
 
-void BspCheck::fail(uint64_t t, int kind, int64_t index, uint64_t a, uint64_t b)
-{
-    ++failed_;
-    if (first_kind_ >= 0) return;
-    first_kind_ = kind;
-    first_index_ = index;
-    first_img_ps_ = t;
-    first_a_ = a;
-    first_b_ = b;
-}
-
 void BspCheck::finish(const CheckCtx &c)
 {
     const CrashSelect *sel = c.sel;
     selected_ = sel != nullptr;
     const bool model = sel && sel->model_images;
-    if (sel) seed_ = sel->seed;
+    if (sel) sel_.seed = sel->seed;
     std::stable_sort(durable_.begin(), durable_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto &kv : writes_) {
         ++pending_epochs_[kv.second.thread][kv.second.epoch];
@@ -149,7 +138,7 @@ void BspCheck::finish(const CheckCtx &c)
     // the run images: every prefix of the durable order (as the check has always walked it)
     std::vector<uint64_t> inst(durable_.size());
     for (size_t k = 0; k < inst.size(); ++k) inst[k] = k;
-    run_total_ = inst.size();
+    sel_.run_images = inst.size();
     const bool at = sel && !model && sel->at_ps >= 0;
     check_crash_at(at ? sel : nullptr, c.end_ps);
     const bool all_run = !sel || (!model && !at && sel->all);
@@ -168,7 +157,7 @@ void BspCheck::finish(const CheckCtx &c)
         for (; i < durable_.size() && durable_[i].first == t; ++i) {
             auto it = writes_.find(durable_[i].second);
             if (it == writes_.end() || it->second.durable) {
-                if (sel && (all_run || pick.count(i) || (at && t == (uint64_t)sel->at_ps))) ++images_;   // the same image again
+                if (sel && (all_run || pick.count(i) || (at && t == (uint64_t)sel->at_ps))) ++sel_.checked_run;   // the same image again
                 continue;
             }
             Wr &w = it->second;
@@ -201,19 +190,19 @@ void BspCheck::finish(const CheckCtx &c)
             update(w.thread, w.line);
             if (all_run || pick.count(i) || (at && t == (uint64_t)sel->at_ps)) {    // the prefix up to this write
                 at_done = at_done || (at && t == (uint64_t)sel->at_ps);     // --at: the prefixes ending then
-                ++images_;
+                ++sel_.checked_run;
                 if (!bad_.empty()) {
-                    ++images_bad_;
-                    fail(t, 0, -1, 0, 0);
+                    ++sel_.failed_run;
+                    sel_.fail(t, 0, -1, 0, 0, 0);
                 }
             }
         }
         if (!at_done && t == (uint64_t)sel->at_ps) {    // --at between durable instants: every write durable by then
             at_done = true;
-            ++images_;
+            ++sel_.checked_run;
             if (!bad_.empty()) {
-                ++images_bad_;
-                fail(t, 0, -1, 0, 0);
+                ++sel_.failed_run;
+                sel_.fail(t, 0, -1, 0, 0, 0);
             }
         }
         for (; model && pi < performed_.size() && performed_[pi].first == t; ++pi) {
@@ -226,9 +215,9 @@ void BspCheck::finish(const CheckCtx &c)
             if (!image_bad(closure({b}), &miss)) continue;     // every older write is ordered before B
             const uint64_t k = tgt_++;
             if (sel->target >= 0 && (int64_t)k != sel->target) continue;
-            ++tgt_tried_;
-            ++tgt_bad_;                                        // an older write not durable, B durable
-            fail(t, 1, (int64_t)k, miss, b);
+            ++sel_.targeted;
+            ++sel_.targeted_failed;                                        // an older write not durable, B durable
+            sel_.fail(t, 1, (int64_t)k, 0, miss, b);
         }
         for (; si < smp.size() && smp[si].t == t; ++si) {
             std::mt19937_64 rng(smp[si].rng);
@@ -239,7 +228,7 @@ void BspCheck::finish(const CheckCtx &c)
                     if (coin(rng)) chosen.push_back(kv.second);
             const std::vector<uint64_t> add = closure(chosen);
             uint64_t miss = 0;
-            ++smp_;
+            ++sel_.samples;
             std::unordered_set<uint64_t> touched;
             const bool bad = image_bad(add, &miss) || [&] {
                 for (uint64_t wid : add) {
@@ -251,8 +240,8 @@ void BspCheck::finish(const CheckCtx &c)
                 return false;
             }();
             if (bad) {
-                ++smp_bad_;
-                fail(t, 2, (int64_t)smp[si].j, miss, chosen.empty() ? 0 : chosen.back());
+                ++sel_.samples_failed;
+                sel_.fail(t, 2, (int64_t)smp[si].j, 0, miss, chosen.empty() ? 0 : chosen.back());
             }
         }
     }
@@ -271,11 +260,9 @@ void BspCheck::report(StatsWriter &w) const
     w.add(g, "violations", epoch_viol_ + line_viol_, "writes", "all violations of buffered strict persistence");
     if (first_set_) w.add(g, "first_violation_ns", first_ps_ / 1000.0, "ns", "when the first violating write became durable");
     if (selected_)
-        SelFigs{run_total_, images_, images_bad_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
-                first_index_, first_img_ps_, 0, first_a_, first_b_}
-            .report(w, g);
+        sel_.report(w, g);
     // the pair of the first failing model image: the write made durable, an older one not
-    for (auto [id, what] : {std::pair<uint64_t, const char *>{first_b_, "durable"}, {first_a_, "missing"}}) {
+    for (auto [id, what] : {std::pair<uint64_t, const char *>{sel_.first_b, "durable"}, {sel_.first_a, "missing"}}) {
         auto it = writes_.find(id);
         if (!selected_ || !id || it == writes_.end()) continue;
         const std::string k = std::string("first_failed_") + what;

@@ -61,7 +61,6 @@ private:
     // write it needs that is not in it.
     bool image_bad(const std::vector<uint64_t> &add, uint64_t *missing) const;
     void update(uint32_t thread, uint64_t line);   // bad_ after a change of this thread / line
-    void fail(uint64_t t, int kind, int64_t index, uint64_t a, uint64_t b);
     std::unordered_map<uint64_t, Wr> writes_;
     std::vector<std::pair<uint64_t, uint64_t>> durable_;   // (time, write id)
     std::vector<std::pair<uint64_t, uint64_t>> performed_; // (time, write id) in creation order
@@ -79,10 +78,8 @@ private:
     std::unordered_map<uint64_t, uint64_t> vorder_wid_;
     // persim crash's choice
     bool selected_ = false;
-    uint64_t run_total_ = 0, images_ = 0, images_bad_ = 0, tgt_ = 0, tgt_tried_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0,
-             seed_ = 1;
-    int64_t first_kind_ = -1, first_index_ = -1;
-    uint64_t first_img_ps_ = 0, first_a_ = 0, first_b_ = 0;
+    uint64_t tgt_ = 0;
+    SelFigs sel_;      // its figures and first failing image
 };
 
 } // namespace persim

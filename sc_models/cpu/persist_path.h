@@ -116,9 +116,23 @@ struct CheckCtx {
 
 // What persim crash's image choice (CheckCtx::sel) found: figures of the checker's group.
 struct SelFigs {
-    uint64_t run_images, checked_run, failed_run, targeted, targeted_failed, samples, samples_failed, failed, seed;
-    int64_t first_kind, first_index;      // first failing image: 0 a run image, 1 targeted, 2 a sample; its number
-    uint64_t first_ps, first_addr, first_a, first_b;
+    uint64_t run_images = 0, checked_run = 0, failed_run = 0, targeted = 0, targeted_failed = 0, samples = 0,
+             samples_failed = 0, failed = 0, seed = 1;
+    int64_t first_kind = -1, first_index = -1;   // first failing image: 0 a run image, 1 targeted, 2 a sample; its number
+    uint64_t first_ps = 0, first_addr = 0, first_a = 0, first_b = 0;
+    // An image failed: counted, and recorded when it is the first (at t; addr: lowest differing word,
+    // a: an older write not durable, b: the write made durable; 0 when none).
+    void fail(uint64_t t, int kind, int64_t index, uint64_t addr, uint64_t a, uint64_t b)
+    {
+        ++failed;
+        if (first_kind >= 0) return;
+        first_kind = kind;
+        first_index = index;
+        first_ps = t;
+        first_addr = addr;
+        first_a = a;
+        first_b = b;
+    }
     void report(StatsWriter &w, const std::string &g) const;
 };
 

@@ -97,24 +97,12 @@ bool RegionCheck::image_differs(const std::vector<uint64_t> &add, Regions::itera
     return bad;
 }
 
-void RegionCheck::fail(uint64_t t, int kind, int64_t index, uint64_t addr, uint64_t a, uint64_t b)
-{
-    ++failed_;
-    if (first_kind_ >= 0) return;
-    first_kind_ = kind;
-    first_index_ = index;
-    first_ps_ = t;
-    first_addr_ = addr;
-    first_a_ = a;
-    first_b_ = b;
-}
-
 void RegionCheck::finish(const CheckCtx &c)
 {
     const CrashSelect *sel = c.sel;
     selected_ = sel != nullptr;
     model_ = sel && sel->model_images;
-    if (sel) seed_ = sel->seed;
+    if (sel) sel_.seed = sel->seed;
     regions_ = by_region_.size();
     durable_writes_ = durable_.size();
     auto by_time = [](const auto &a, const auto &b) { return a.first < b.first; };
@@ -127,7 +115,7 @@ void RegionCheck::finish(const CheckCtx &c)
     for (auto &p : persisted_) inst.push_back(p.first);
     std::sort(inst.begin(), inst.end());
     inst.erase(std::unique(inst.begin(), inst.end()), inst.end());
-    run_total_ = inst.size();
+    sel_.run_images = inst.size();
     // which run images are checked: all (no choice, --points all), N at random, or the one at --at
     const bool at = sel && !model_ && sel->at_ps >= 0;
     check_crash_at(at ? sel : nullptr, c.end_ps);
@@ -223,7 +211,7 @@ void RegionCheck::finish(const CheckCtx &c)
                       << std::dec << " (" << diff_.size() << " words differ): a store of an uncommitted region reached PM";
                     first_ = o.str();
                 }
-                fail(t, 0, -1, w * 8, 0, 0);
+                sel_.fail(t, 0, -1, w * 8, 0, 0);
             }
         }
         // targeted model images: B durable the moment it enters its path (with what its queue
@@ -241,10 +229,10 @@ void RegionCheck::finish(const CheckCtx &c)
             if (inc > wb.region) continue;            // every older write is durable: no pair
             const uint64_t k = tgt_++;
             if (sel->target >= 0 && (int64_t)k != sel->target) continue;
-            ++tgt_tried_;
+            ++sel_.targeted;
             if (bad) {
-                ++tgt_bad_;
-                fail(t, 1, (int64_t)k, addr, miss, b);
+                ++sel_.targeted_failed;
+                sel_.fail(t, 1, (int64_t)k, addr, miss, b);
             }
         }
         for (; si < smp.size() && smp[si].t == t; ++si) {
@@ -258,11 +246,11 @@ void RegionCheck::finish(const CheckCtx &c)
             const std::vector<uint64_t> add = ancestors(chosen);
             uint64_t miss = 0, addr = 0;
             uint32_t inc = 0;
-            ++smp_;
+            ++sel_.samples;
             ++tested_;
             if (image_differs(add, next_region, &miss, &inc, &addr)) {
-                ++smp_bad_;
-                fail(t, 2, (int64_t)smp[si].j, addr, miss, chosen.empty() ? 0 : chosen.back());
+                ++sel_.samples_failed;
+                sel_.fail(t, 2, (int64_t)smp[si].j, addr, miss, chosen.empty() ? 0 : chosen.back());
             }
         }
     }
@@ -282,15 +270,17 @@ void RegionCheck::report(StatsWriter &w) const
     w.add(g, "never_durable_writes", pending_, "writes", "persist-path writes not durable at the end of the run");
     w.add(g, "violations", violations_, "images", "crash images that are not the replay of a committed region prefix");
     if (violations_) {
-        w.add(g, "first_violation_ns", first_ps_ / 1000.0, "ns", "time of the first crash image that fails");
-        w.add(g, "first_violation_addr", (double)first_addr_, "B", "lowest PM word address that differs in it");
+        w.add(g, "first_violation_ns", sel_.first_ps / 1000.0, "ns", "time of the first crash image that fails");
+        w.add(g, "first_violation_addr", (double)sel_.first_addr, "B", "lowest PM word address that differs in it");
     }
-    if (selected_)
-        SelFigs{run_total_, images_, violations_, tgt_tried_, tgt_bad_, smp_, smp_bad_, failed_, seed_, first_kind_,
-                first_index_, first_ps_, first_addr_, first_a_, first_b_}
-            .report(w, g);
+    if (selected_) {
+        SelFigs f = sel_;      // the run images checked and failed are the check's own figures
+        f.checked_run = images_;
+        f.failed_run = violations_;
+        f.report(w, g);
+    }
     // the pair of the first failing model image: the write made durable, an older one not
-    for (auto [id, what] : {std::pair<uint64_t, const char *>{first_b_, "durable"}, {first_a_, "missing"}}) {
+    for (auto [id, what] : {std::pair<uint64_t, const char *>{sel_.first_b, "durable"}, {sel_.first_a, "missing"}}) {
         auto it = writes_.find(id);
         if (!selected_ || !id || it == writes_.end()) continue;
         const std::string k = std::string("first_failed_") + what;

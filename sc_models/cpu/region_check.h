@@ -81,7 +81,6 @@ private:
     using Regions = std::map<uint32_t, std::vector<uint64_t>>;
     bool image_differs(const std::vector<uint64_t> &add, Regions::iterator next_region, uint64_t *missing,
                        uint32_t *first_incomplete, uint64_t *addr);
-    void fail(uint64_t t, int kind, int64_t index, uint64_t addr, uint64_t a, uint64_t b);
     const mem_image *init_;
     std::unordered_map<uint64_t, Wr> writes_;
     Regions by_region_;                                       // region -> its writes in path order
@@ -93,13 +92,11 @@ private:
     uint64_t images_ = 0, violations_ = 0, regions_ = 0, committed_ = 0, durable_writes_ = 0, pending_ = 0;
     std::string first_;
     uint64_t pf_ps_ = UINT64_MAX;
-    uint64_t first_ps_ = 0, first_addr_ = 0;
     std::vector<std::pair<uint64_t, uint64_t>> performed_;   // (time, write id) in path order
     // persim crash's choice (CheckCtx::sel): figures reported only then
     bool selected_ = false, model_ = false;
-    uint64_t run_total_ = 0, tested_ = 0, tgt_ = 0, tgt_tried_ = 0, tgt_bad_ = 0, smp_ = 0, smp_bad_ = 0, failed_ = 0, seed_ = 1;
-    int64_t first_kind_ = -1, first_index_ = -1;   // 0 run image, 1 targeted, 2 sample
-    uint64_t first_a_ = 0, first_b_ = 0;
+    uint64_t tested_ = 0, tgt_ = 0;
+    SelFigs sel_;      // its figures; the first failing image (also the first violation's time and word)
 };
 
 } // namespace persim
