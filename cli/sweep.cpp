@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include "system_cfg.h"
 #include "config.h"
+#include "out_file.h"
 #include "proc.h"
 #include "args.h"
 #include "sim.h"
@@ -682,32 +683,26 @@ void write_csv(const Spec &s, const std::vector<Point> &pts, const std::string &
         for (const auto &x : run_cols) have |= x == c;
         if (!have) run_cols.push_back(c);
     }
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream o(tmp, std::ios::binary);
-        if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
-        std::vector<std::string> hdr = sweep_cols;
-        hdr.insert(hdr.end(), run_cols.begin(), run_cols.end());
-        o << csv_record(hdr);
-        for (size_t i = 0; i < pts.size(); ++i) {
-            const Point &p = pts[i];
-            if (p.pending) continue;
-            auto r = run_rows[i];
-            if (r.empty()) {
-                r["model"] = p.model;
-                r["workload"] = p.workload;
-                r["seed"] = p.seed;
-                r["status"] = "failed";
-            }
-            std::vector<std::string> row = {p.id, std::to_string(p.exit_code)};
-            for (size_t k : dim_col) row.push_back(p.ch[k]->label);
-            for (const auto &c : run_cols) row.push_back(r.count(c) ? r[c] : "");
-            o << csv_record(row);
+    std::string o;
+    std::vector<std::string> hdr = sweep_cols;
+    hdr.insert(hdr.end(), run_cols.begin(), run_cols.end());
+    o += csv_record(hdr);
+    for (size_t i = 0; i < pts.size(); ++i) {
+        const Point &p = pts[i];
+        if (p.pending) continue;
+        auto r = run_rows[i];
+        if (r.empty()) {
+            r["model"] = p.model;
+            r["workload"] = p.workload;
+            r["seed"] = p.seed;
+            r["status"] = "failed";
         }
-        o.flush();
-        if (!o) throw ConfigError(path + ": cannot write the sweep CSV");
+        std::vector<std::string> row = {p.id, std::to_string(p.exit_code)};
+        for (size_t k : dim_col) row.push_back(p.ch[k]->label);
+        for (const auto &c : run_cols) row.push_back(r.count(c) ? r[c] : "");
+        o += csv_record(row);
     }
-    fs::rename(tmp, path);
+    write_file_replacing(path, o);     // through path.part: never half a file, a failure named
 }
 
 void emit_slurm(const Spec &s, const std::vector<Point> &pts, const std::vector<size_t> &todo, const std::string &spec_arg)
